@@ -1,0 +1,3 @@
+"""lgkit: the LinkGuardian testbed kit."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The built-in P4 target: frontend, IR, interpreter, v1model architecture, switch runtime."""
