@@ -12,7 +12,7 @@ lint: setup
 	$(VENV)/bin/ruff check lgkit tests
 
 test: lint
-	$(PY) -m pytest -q -p no:cacheprovider tests
+	$(PY) -m pytest -q -rs -p no:cacheprovider tests
 
 demo: setup
 	$(VENV)/bin/lgkit demo --target $(TARGET)

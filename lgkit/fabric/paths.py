@@ -61,7 +61,7 @@ class PathState:
         self.pod_min[pod] = self.tor_paths[pod].min()
 
     def keeps_minimum(self, link: int, min_paths: int) -> bool:
-        """Would every ToR keep at least `min_paths` paths if this enabled link were disabled?"""
+        """Would every ToR this enabled link serves keep `min_paths` paths without it?"""
         pod, a, b = self.fabric.decode(link)
         if self.fabric.is_tor_link(link):
             return bool(self.tor_paths[pod, a] - self.agg_up[pod, b] >= min_paths)
