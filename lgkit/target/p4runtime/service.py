@@ -1,0 +1,337 @@
+"""The P4Runtime gRPC service of the built-in switch: RPC handlers over one Switch object."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+from finsy.proto import U128, p4r, p4r_grpc
+
+from . import digests, externs, pre, tables
+from .arbitration import Arbiter, Session
+from .errors import BatchStatus, P4RTError, code_number, invalid, not_found, unimplemented
+from .packetio import decode_packet_in, encode_packet_out
+from .pipeconfig import BuiltConfig, build_config
+from .schema import P4InfoIndex
+from .state import DeviceState
+
+API_VERSION = "1.5.0"
+NO_PIPELINE = "No forwarding pipeline config set for this device"
+DIGEST_POLL_S = 0.005
+Cfg = p4r.SetForwardingPipelineConfigRequest
+GetCfg = p4r.GetForwardingPipelineConfigRequest
+
+WRITERS: dict[str, Callable[[DeviceState, int, Any], None]] = {
+    "table_entry": tables.write_table_entry,
+    "direct_counter_entry": tables.write_direct_counter,
+    "direct_meter_entry": tables.write_direct_meter,
+    "counter_entry": externs.write_counter,
+    "meter_entry": externs.write_meter,
+    "register_entry": externs.write_register,
+    "packet_replication_engine_entry": lambda s, kind, msg: pre.write_pre(s.pipeline, kind, msg),
+    "digest_entry": digests.write_digest_entry,
+}
+READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
+    "table_entry": tables.read_table_entries,
+    "direct_counter_entry": tables.read_direct_counters,
+    "direct_meter_entry": tables.read_direct_meters,
+    "counter_entry": externs.read_counters,
+    "meter_entry": externs.read_meters,
+    "register_entry": externs.read_registers,
+    "packet_replication_engine_entry": lambda s, msg: pre.read_pre(s.pipeline, msg),
+    "digest_entry": digests.read_digest_entries,
+}
+
+
+def election_of(message: Any) -> int | None:
+    """The message's election id; None when unset (lower than any election id)."""
+    return U128.decode(message.election_id) if message.HasField("election_id") else None
+
+
+class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
+    """P4Runtime for one device: arbitration, pipeline configs, entities, packet I/O, digests."""
+
+    def __init__(self, switch: Any) -> None:
+        self.switch = switch
+        self.device_id = int(switch.device_id)
+        self.arbiter = Arbiter(self.device_id)
+        self.state: DeviceState | None = None
+        self._saved: BuiltConfig | None = None
+        self._config_lock = threading.RLock()
+        self._digest_lists = digests.DigestLists()
+        self._stopping = threading.Event()
+        self._digest_thread = threading.Thread(target=self._pump_digests, daemon=True,
+                                               name="p4rt-digests")
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        self.switch.packet_in_handlers.append(self._on_packet_in)
+        self.switch.on_pipeline_change.append(self._on_pipeline_change)
+        self._digest_thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._on_packet_in in self.switch.packet_in_handlers:
+            self.switch.packet_in_handlers.remove(self._on_packet_in)
+        if self._on_pipeline_change in self.switch.on_pipeline_change:
+            self.switch.on_pipeline_change.remove(self._on_pipeline_change)
+        self.arbiter.close_all()
+        if self._digest_thread.is_alive():
+            self._digest_thread.join(timeout=1)
+
+    # ------------------------------------------------------------------ checks
+
+    def _check_device(self, device_id: int) -> None:
+        if device_id != self.device_id:
+            raise not_found(f"unknown device id {device_id} (this is device {self.device_id})")
+
+    def _check_primary(self, request: Any) -> None:
+        if request.role:
+            raise unimplemented("only the default role is supported")
+        election_id = election_of(request)
+        if not self.arbiter.is_primary(election_id):
+            raise P4RTError(grpc.StatusCode.PERMISSION_DENIED,
+                            f"election id {election_id} is not the primary client's")
+
+    def _require_state(self) -> DeviceState:
+        state = self.state
+        if state is None:
+            raise P4RTError(grpc.StatusCode.FAILED_PRECONDITION, NO_PIPELINE)
+        return state
+
+    # ------------------------------------------------------------------ unary RPCs
+
+    def Capabilities(self, request: p4r.CapabilitiesRequest, context: Any) -> Any:
+        return p4r.CapabilitiesResponse(p4runtime_api_version=API_VERSION)
+
+    def SetForwardingPipelineConfig(self, request: Cfg, context: Any) -> Any:
+        try:
+            self._check_device(request.device_id)
+            self._check_primary(request)
+            with self._config_lock:
+                self._set_config(request)
+        except P4RTError as err:
+            context.abort(err.code, err.message)
+        return p4r.SetForwardingPipelineConfigResponse()
+
+    def _set_config(self, request: Cfg) -> None:
+        action = request.action
+        if action == Cfg.COMMIT:
+            if self._saved is None:
+                raise P4RTError(grpc.StatusCode.FAILED_PRECONDITION, "no saved config to commit")
+            self.commit(self._saved)
+            self._saved = None
+            return
+        if action not in (Cfg.VERIFY, Cfg.VERIFY_AND_SAVE, Cfg.VERIFY_AND_COMMIT,
+                          Cfg.RECONCILE_AND_COMMIT):
+            raise invalid(f"unknown SetForwardingPipelineConfig action {action}")
+        built = build_config(request.config)
+        if action == Cfg.VERIFY_AND_SAVE:
+            self._saved = built
+        elif action == Cfg.VERIFY_AND_COMMIT:
+            self.commit(built)
+        elif action == Cfg.RECONCILE_AND_COMMIT:
+            self._reconcile(built)
+
+    def commit(self, built: BuiltConfig) -> None:
+        """Install a verified config: a fresh pipeline with empty tables and externs."""
+        with self.switch.lock:
+            self.switch.set_pipeline(built.pipeline)
+            self.state = DeviceState.create(built.config, built.index, built.pipeline,
+                                            built.source)
+
+    def commit_config(self, config: p4r.ForwardingPipelineConfig) -> None:
+        """Verify and commit a config (P4Info + device config) without a client, at start-up."""
+        with self._config_lock:
+            self.commit(build_config(config))
+
+    def _reconcile(self, built: BuiltConfig) -> None:
+        current = self.state
+        if current is None:
+            self.commit(built)
+            return
+        if built.source != current.program_source:
+            raise unimplemented("RECONCILE_AND_COMMIT to a different program is not supported; "
+                                "use VERIFY_AND_COMMIT")
+        index = P4InfoIndex.build(built.config.p4info)
+        index.check_against(current.pipeline)
+        with self.switch.lock:
+            state = DeviceState.create(built.config, index, current.pipeline, built.source)
+            state.initial_defaults = current.initial_defaults
+            state.digest_configs = current.digest_configs
+            self.state = state
+
+    def GetForwardingPipelineConfig(self, request: GetCfg, context: Any) -> Any:
+        try:
+            self._check_device(request.device_id)
+        except P4RTError as err:
+            context.abort(err.code, err.message)
+        state = self.state
+        if state is None:
+            return p4r.GetForwardingPipelineConfigResponse()  # the spec: config left unset
+        full = state.config
+        config = p4r.ForwardingPipelineConfig()
+        if full.HasField("cookie"):
+            config.cookie.CopyFrom(full.cookie)
+        if request.response_type in (GetCfg.ALL, GetCfg.P4INFO_AND_COOKIE):
+            config.p4info.CopyFrom(full.p4info)
+        if request.response_type in (GetCfg.ALL, GetCfg.DEVICE_CONFIG_AND_COOKIE):
+            config.p4_device_config = full.p4_device_config
+        return p4r.GetForwardingPipelineConfigResponse(config=config)
+
+    def Write(self, request: p4r.WriteRequest, context: Any) -> Any:
+        try:
+            self._check_device(request.device_id)
+            self._check_primary(request)
+            state = self._require_state()
+            if request.atomicity != p4r.WriteRequest.CONTINUE_ON_ERROR:
+                raise unimplemented("only CONTINUE_ON_ERROR batches are supported")
+        except P4RTError as err:
+            context.abort(err.code, err.message)
+        results = [self._apply_update(state, update) for update in request.updates]
+        if any(result is not None for result in results):
+            context.abort_with_status(BatchStatus(results))
+        return p4r.WriteResponse()
+
+    def _apply_update(self, state: DeviceState, update: p4r.Update) -> P4RTError | None:
+        which = update.entity.WhichOneof("entity")
+        try:
+            if update.type == p4r.Update.UNSPECIFIED:
+                raise invalid("update type is UNSPECIFIED")
+            if which is None:
+                raise invalid("update has no entity")
+            if which not in WRITERS:
+                raise unimplemented(f"writing {which} is not supported")
+            with self.switch.lock:
+                WRITERS[which](state, update.type, getattr(update.entity, which))
+        except P4RTError as err:
+            return err
+        except (KeyError, ValueError, IndexError) as exc:
+            return invalid(f"{which}: {exc}")
+        return None
+
+    def Read(self, request: p4r.ReadRequest, context: Any) -> Iterator[p4r.ReadResponse]:
+        try:
+            self._check_device(request.device_id)
+            state = self._require_state()
+            entities = self._read_entities(state, request)
+        except P4RTError as err:
+            context.abort(err.code, err.message)
+        yield p4r.ReadResponse(entities=entities)
+
+    def _read_entities(self, state: DeviceState, request: p4r.ReadRequest) -> list[p4r.Entity]:
+        out: list[p4r.Entity] = []
+        for entity in request.entities:
+            which = entity.WhichOneof("entity")
+            if which is None:
+                raise invalid("read request entity is empty")
+            if which not in READERS:
+                raise unimplemented(f"reading {which} is not supported")
+            with self.switch.lock:
+                out += [p4r.Entity(**{which: found})
+                        for found in READERS[which](state, getattr(entity, which))]
+        return out
+
+    # ------------------------------------------------------------------ stream
+
+    def StreamChannel(self, request_iterator: Iterator[p4r.StreamMessageRequest],
+                      context: Any) -> Iterator[p4r.StreamMessageResponse]:
+        session = Session()
+        context.add_callback(lambda: session.send(None))
+        reader = threading.Thread(target=self._read_stream, args=(request_iterator, session),
+                                  daemon=True, name="p4rt-stream")
+        reader.start()
+        try:
+            while True:
+                msg = session.outbox.get()
+                if msg is None:
+                    return
+                if isinstance(msg, P4RTError):
+                    context.abort(msg.code, msg.message)
+                yield msg
+        finally:
+            self.arbiter.leave(session)
+
+    def _read_stream(self, requests: Iterator[p4r.StreamMessageRequest], session: Session) -> None:
+        try:
+            for request in requests:
+                fatal = self._on_stream_message(session, request)
+                if fatal is not None:
+                    session.send(fatal)
+                    return
+        except grpc.RpcError:
+            pass
+        finally:
+            session.send(None)
+
+    def _on_stream_message(self, session: Session, request: p4r.StreamMessageRequest
+                           ) -> P4RTError | None:
+        """Handle one client message; return an error that ends the stream, if any."""
+        which = request.WhichOneof("update")
+        if which == "arbitration":
+            return self._on_arbitration(session, request.arbitration)
+        if not session.live:
+            return P4RTError(grpc.StatusCode.FAILED_PRECONDITION,
+                             "the first stream message must be a MasterArbitrationUpdate")
+        if which == "packet":
+            self._on_packet_out(session, request.packet)
+        return None
+
+    def _on_arbitration(self, session: Session, update: p4r.MasterArbitrationUpdate
+                        ) -> P4RTError | None:
+        try:
+            if session.live and update.device_id != self.device_id:
+                raise P4RTError(grpc.StatusCode.FAILED_PRECONDITION,
+                                "a stream cannot change its device id")
+            self._check_device(update.device_id)
+            if update.role.name:
+                raise unimplemented("only the default role is supported")
+            self.arbiter.arbitrate(session, election_of(update))
+        except P4RTError as err:
+            return err
+        return None
+
+    def _on_packet_out(self, session: Session, packet: p4r.PacketOut) -> None:
+        try:
+            if not self.arbiter.is_primary(session.election_id):
+                raise P4RTError(grpc.StatusCode.PERMISSION_DENIED,
+                                "only the primary client may send packets")
+            state = self._require_state()
+            frame = encode_packet_out(state.index.controller_headers.get("packet_out"), packet)
+            if self.switch.cpu_port is None:
+                raise P4RTError(grpc.StatusCode.FAILED_PRECONDITION, "the switch has no CPU port")
+        except P4RTError as err:
+            error = p4r.StreamError(canonical_code=code_number(err.code), message=err.message,
+                                    packet_out=p4r.PacketOutError(packet_out=packet))
+            session.send(p4r.StreamMessageResponse(error=error))
+            return
+        self.switch.packet_out(frame)
+
+    def _on_pipeline_change(self, pipeline: Any) -> None:
+        """Another path (CLI, start-up) replaced the program: our P4Info no longer applies."""
+        state = self.state
+        if state is not None and state.pipeline is not pipeline:
+            self.state = None
+
+    def _on_packet_in(self, frame: bytes) -> None:
+        state = self.state
+        if state is None:
+            return
+        packet = decode_packet_in(state.index.controller_headers.get("packet_in"), frame)
+        self.arbiter.send_to_primary(p4r.StreamMessageResponse(packet=packet))
+
+    def _pump_digests(self) -> None:
+        while not self._stopping.wait(DIGEST_POLL_S):
+            state = self.state
+            if state is None or not state.pipeline.digests:
+                continue
+            with self.switch.lock:
+                emitted = list(state.pipeline.digests)
+                state.pipeline.digests.clear()
+            if not emitted:
+                continue
+            for digest_list in self._digest_lists.build(state, emitted):
+                self.arbiter.send_to_primary(p4r.StreamMessageResponse(digest=digest_list))
