@@ -9,7 +9,12 @@ import sys
 # Each module defines `register(subparsers) -> None`, adding its subcommands with
 # `set_defaults(func=...)`; `func(args) -> int` returns the exit code.
 SUBCOMMAND_MODULES: list[str] = [
+    "lgkit.sim.cli",
+    "lgkit.net.cli",
+    "lgkit.fabric.cli",
     "lgkit.target.cli",
+    "lgkit.target.bench",
+    "lgkit.target.switch_main",
 ]
 
 

@@ -10,6 +10,44 @@ Contract between the frontend and the interpreter:
   interpreter never has to infer a width.
 - Constants: the checker folds compile-time constant expressions of `const` declarations and
   sizes into `ConstDecl.value` (an int, bool, or a member name for enums).
+
+Frontend additions to the contract (frontend/check.py; they extend the above):
+- `CallKind.CONSTRUCTOR`: `Type(args)` as an expression (the blocks passed to `main`, or an
+  extern constructed inline); `callee` is the ParserDecl / ControlDecl / ExternDecl.
+- `Program.blocks`: package parameter name -> block decl (V1Switch: p, vr, ig, eg, ck, dep).
+- After checking, every `Call.args` (and `InstanceDecl.args`, `ActionRef.args`) is in parameter
+  order, one Argument per parameter (named arguments reordered, `name` kept); a missing
+  parameter with a default gets its default expression, a missing `@optional` one a DontCare.
+  For an action in a table's `actions` list only the given prefix (directional params) is bound.
+- `Call.callee` for EXTERN_FUNCTION is the ExternDecl (its `.function` is the signature), for
+  EXTERN_METHOD the ExternMethod (the object's type is `target.expr.type`, an ExternT with
+  its type arguments), for TABLE_APPLY the TableDecl, for BLOCK_APPLY the ParserDecl /
+  ControlDecl, for HEADER_METHOD / STACK_METHOD the method name. A stack method's count
+  argument is folded to an IntLit.
+- Generic externs: an instance may give fewer type arguments than the extern declares; the
+  unbound ones are inferred per call. Unbound type variables bound only by untyped integer
+  arguments become InfIntT (e.g. `hash(..., 0, data, 1024)`).
+- A call's `target` (PathExpr or Member) has the call's result type.
+- `Slice.hi` / `.lo` hold Exprs until checked, ints after.
+- `Index` also reads a tuple element (`t[1]`): the index is then an IntLit constant.
+- `Member(..., "action_run")` has type ApplyResultT(table); `switch` labels on it are PathExprs
+  whose `decl` is the ActionDecl. `.hit` / `.miss` are BoolT.
+- ListExpr / StructExpr initialising a struct or header (assignment, argument, `(T){...}`) have
+  that StructLikeT as type (the cast is dropped); otherwise a ListExpr is a TupleT.
+- `TableDecl.size` and `Entry.priority` become IntLit after checking. An entry keyset that is a
+  single `default` or `_` is expanded to one per key. Keyset elements, select cases and masks
+  are converted to the key types; DefaultKey / DontCare get the key type.
+- Annotations: `{name: [arg, ...]}` with the raw text of each top-level comma-separated
+  argument (string literals keep their quotes: `@name("x")` -> `{"name": ['"x"']}`).
+- A serializable enum used where its underlying type is wanted (assignment, argument,
+  arithmetic or comparison with a number, slices, shifts, `++`) gets an explicit Cast to the
+  underlying BitsT, as the P4 spec's implicit conversion; a number never becomes an enum
+  implicitly.
+- `x.minSizeInBits()` / `minSizeInBytes()` / `maxSizeInBits()` / `maxSizeInBytes()` are folded
+  to an IntLit (InfIntT).
+- IntLit values of width literals are reduced to the width; `-5` (untyped) is an IntLit -5.
+- `type` declarations are treated as their underlying type. A ParserState with `transition`
+  None transitions to reject (as p4c).
 """
 
 from __future__ import annotations
@@ -175,6 +213,7 @@ class CallKind(Enum):
     BLOCK_APPLY = "block_apply"  # control/parser instance .apply(...)
     HEADER_METHOD = "header_method"  # isValid / setValid / setInvalid (also on unions)
     STACK_METHOD = "stack_method"  # push_front / pop_front
+    CONSTRUCTOR = "constructor"  # `Type(args)` as an expression (package arguments); added
 
 
 @dataclass(eq=False)
@@ -434,6 +473,8 @@ class ParserState(Decl):
 
     stmts: list[Stmt]
     transition: str | Select | None
+    # (added) where the transition statement is, for messages about it
+    transition_loc: Loc | None = field(default=None, kw_only=True)
 
 
 @dataclass(eq=False)
@@ -473,3 +514,6 @@ class Program(Node):
     decls: list[Decl]
     # filled by the checker: the top-level `main` instance and the six v1model blocks
     main: InstanceDecl | None = field(default=None, init=False)
+    # (added) the blocks `main` is built from, keyed by the package's parameter names
+    # (V1Switch: p, vr, ig, eg, ck, dep) -> the ParserDecl / ControlDecl
+    blocks: dict[str, Decl] = field(default_factory=dict, init=False)

@@ -1,0 +1,1 @@
+"""Target-agnostic P4Runtime control plane: pipeline, forwarding, LG activation, corruptd."""

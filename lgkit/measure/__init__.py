@@ -1,0 +1,1 @@
+"""Measurements: the per-run results store, loss metrics and counter collectors."""

@@ -1,0 +1,1 @@
+"""Mininet side of the kit: switch nodes, topologies, corruption injectors, lifecycle, cleanup."""

@@ -1,0 +1,1 @@
+"""Execution of checked P4 programs: code generation, values, tables, externs and hashes."""

@@ -1,0 +1,408 @@
+"""Match-action tables: entries, the control-plane API and the per-packet matching engine."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One table key: its P4Info name, match kind and width in bits."""
+
+    name: str
+    match_kind: str
+    width: int
+
+
+@dataclass(frozen=True)
+class Exact:
+    value: int
+
+
+@dataclass(frozen=True)
+class Ternary:
+    value: int
+    mask: int
+
+
+@dataclass(frozen=True)
+class Lpm:
+    value: int
+    prefix_len: int
+
+
+@dataclass(frozen=True)
+class Range:
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Optional_:  # noqa: N801 - the name the interface documents
+    value: int
+
+
+KeyMatch = Exact | Ternary | Lpm | Range | Optional_
+
+
+@dataclass(eq=False)
+class TableEntry:
+    """An entry: one KeyMatch (or None = wildcard) per key, the action and its parameters.
+
+    `priority`: the larger number wins (P4Runtime). `counter` is (packets, bytes) for a table
+    with a direct counter; `meter_config` is ((cir, cburst), (pir, pburst)) or None for a table
+    with a direct meter.
+    """
+
+    keys: list[KeyMatch | None]
+    action: str
+    params: list[int] = field(default_factory=list)
+    priority: int = 0
+    packets: int = 0
+    bytes: int = 0
+    meter_config: tuple[tuple[int, int], tuple[int, int]] | None = None
+    meter_state: list[float] | None = None
+
+    @property
+    def counter(self) -> tuple[int, int]:
+        return (self.packets, self.bytes)
+
+    @counter.setter
+    def counter(self, value: tuple[int, int]) -> None:
+        self.packets, self.bytes = value
+
+
+class Hit:
+    """What a lookup returns: the entry (None for the default action), action id and call."""
+
+    __slots__ = ("entry", "hit", "action_id", "fn", "args")
+
+    def __init__(self, entry: TableEntry | None, action_id: int, fn: Callable, args: tuple):
+        self.entry = entry
+        self.hit = entry is not None
+        self.action_id = action_id
+        self.fn = fn
+        self.args = args
+
+
+@dataclass
+class ActionInfo:
+    """An action a table can run: its id, generated function and parameter widths/signs."""
+
+    name: str
+    action_id: int
+    fn: Callable
+    param_widths: list[int]
+    param_signed: list[bool]
+    table_only: bool = False
+    default_only: bool = False
+    hidden: bool = False  # the implicit NoAction default, not in the table's action list
+
+
+def _norm(spec: KeySpec, km: KeyMatch | None) -> KeyMatch | None:
+    """Validate one key match against its spec and canonicalise it (masked values)."""
+    full = (1 << spec.width) - 1
+    kind = spec.match_kind
+    if km is None:
+        if kind == "exact" or kind == "lpm":
+            if kind == "lpm":
+                return Lpm(0, 0)
+            raise ValueError(f"key {spec.name}: an exact key cannot be a wildcard")
+        return None
+    if isinstance(km, Exact) and kind in ("exact",):
+        _fits(spec, km.value)
+        return km
+    if isinstance(km, Ternary) and kind == "ternary":
+        _fits(spec, km.value)
+        _fits(spec, km.mask)
+        return None if km.mask == 0 else Ternary(km.value & km.mask, km.mask)
+    if isinstance(km, Lpm) and kind == "lpm":
+        _fits(spec, km.value)
+        if not 0 <= km.prefix_len <= spec.width:
+            raise ValueError(f"key {spec.name}: prefix length {km.prefix_len} out of range")
+        mask = full ^ ((1 << (spec.width - km.prefix_len)) - 1)
+        return Lpm(km.value & mask, km.prefix_len)
+    if isinstance(km, Range) and kind == "range":
+        _fits(spec, km.lo)
+        _fits(spec, km.hi)
+        if km.lo > km.hi:
+            raise ValueError(f"key {spec.name}: empty range {km.lo}..{km.hi}")
+        return None if (km.lo, km.hi) == (0, full) else km
+    if isinstance(km, Optional_ | Exact) and kind == "optional":
+        _fits(spec, km.value)
+        return Optional_(km.value)
+    raise ValueError(f"key {spec.name}: {type(km).__name__} does not fit match kind {kind}")
+
+
+def _fits(spec: KeySpec, value: int) -> None:
+    if not 0 <= value < (1 << spec.width):
+        raise ValueError(f"key {spec.name}: value {value} does not fit in {spec.width} bits")
+
+
+def _matcher(spec: KeySpec, km: KeyMatch | None) -> tuple[int, int, int] | None:
+    """(kind, a, b): 0 = masked equality (v & a == b), 1 = range a <= v <= b; None = any."""
+    if km is None:
+        return None
+    full = (1 << spec.width) - 1
+    if isinstance(km, Exact | Optional_):
+        return (0, full, km.value)
+    if isinstance(km, Ternary):
+        return (0, km.mask, km.value)
+    if isinstance(km, Lpm):
+        if km.prefix_len == 0:
+            return None
+        return (0, full ^ ((1 << (spec.width - km.prefix_len)) - 1), km.value)
+    return (1, km.lo, km.hi)
+
+
+class Table:
+    """A table's control-plane view and its matching engine.
+
+    Names are P4Info names ("MyIngress.ipv4_lpm"). Entries are identified by (keys, priority).
+    insert raises KeyError if the entry exists; modify/delete raise KeyError if it does not;
+    malformed entries (unknown action, wrong parameter count, values too wide, wrong key kinds,
+    changing a const table) raise ValueError.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        keys: list[KeySpec],
+        actions: list[ActionInfo],
+        size: int,
+        default_action: tuple[str, list[int]],
+        default_is_const: bool,
+        direct_counter: str | None = None,
+        direct_meter: str | None = None,
+    ) -> None:
+        self.name = name
+        self.keys = keys
+        self._actions = {a.name: a for a in actions}
+        self.action_names = [a.name for a in actions if not a.hidden]
+        self.size = size
+        self.default_is_const = default_is_const
+        self.direct_counter = direct_counter
+        self.direct_meter = direct_meter
+        self.const_entries = False
+        self._entries: dict[tuple, TableEntry] = {}
+        self._order: dict[tuple, int] = {}
+        self._seq = 0
+        self._default_hit: Hit
+        self.default_action: tuple[str, list[int]] = default_action
+        self._set_default(*default_action)
+        kinds = {k.match_kind for k in keys}
+        self._needs_priority = bool(kinds & {"ternary", "range", "optional"})
+        self._lock = threading.Lock()  # control plane vs packet threads
+        self._lookup: Callable[[Any], Hit] = self._rebuild
+
+    # ------------------------------------------------------------------ control plane
+
+    def entries(self) -> list[TableEntry]:
+        return list(self._entries.values())
+
+    def find(self, keys: list[KeyMatch | None], priority: int = 0) -> TableEntry | None:
+        return self._entries.get(self._ident(keys, priority))
+
+    def insert(self, entry: TableEntry) -> None:
+        self._check_mutable()
+        ident = self._validate(entry)
+        with self._lock:
+            if ident in self._entries:
+                raise KeyError(f"{self.name}: entry already exists")
+            if len(self._entries) >= self.size:
+                raise ValueError(f"{self.name}: table full ({self.size} entries)")
+            self._entries[ident] = entry
+            self._order[ident] = self._seq
+            self._seq += 1
+            self._lookup = self._rebuild
+
+    def modify(self, entry: TableEntry) -> None:
+        """Change the action/parameters (and meter config, if given) of an existing entry;
+        its counters are kept."""
+        self._check_mutable()
+        ident = self._validate(entry)
+        with self._lock:
+            old = self._entries.get(ident)
+            if old is None:
+                raise KeyError(f"{self.name}: no such entry")
+            old.action, old.params = entry.action, list(entry.params)
+            if entry.meter_config is not None:
+                old.meter_config = entry.meter_config
+                old.meter_state = None
+            self._lookup = self._rebuild
+
+    def delete(self, entry: TableEntry) -> None:
+        self._check_mutable()
+        ident = self._ident(entry.keys, entry.priority)
+        with self._lock:
+            if ident not in self._entries:
+                raise KeyError(f"{self.name}: no such entry")
+            del self._entries[ident]
+            del self._order[ident]
+            self._lookup = self._rebuild
+
+    def clear(self) -> None:
+        """Remove every (non-const) entry."""
+        self._check_mutable()
+        with self._lock:
+            self._entries.clear()
+            self._order.clear()
+            self._lookup = self._rebuild
+
+    def set_default(self, action: str, params: list[int]) -> None:
+        if self.default_is_const:
+            raise ValueError(f"{self.name}: the default action is const")
+        self._set_default(action, params)
+
+    # ------------------------------------------------------------------ internals
+
+    def add_const_entry(self, entry: TableEntry) -> None:
+        """Load a const entry from the program (entries are matched in the order given)."""
+        ident = self._validate(entry)
+        with self._lock:
+            if ident in self._entries:
+                return  # a duplicate const entry never matches: the first one wins
+            self._entries[ident] = entry
+            self._order[ident] = self._seq
+            self._seq += 1
+            self._lookup = self._rebuild
+
+    def _check_mutable(self) -> None:
+        if self.const_entries:
+            raise ValueError(f"{self.name}: entries are const")
+
+    def _ident(self, keys: list[KeyMatch | None], priority: int) -> tuple:
+        if len(keys) != len(self.keys):
+            raise ValueError(f"{self.name}: expected {len(self.keys)} keys, got {len(keys)}")
+        normed = tuple(_norm(s, k) for s, k in zip(self.keys, keys, strict=True))
+        return (normed, priority if self._needs_priority else 0)
+
+    def _validate(self, entry: TableEntry) -> tuple:
+        info = self._actions.get(entry.action)
+        if info is None:
+            raise ValueError(f"{self.name}: action {entry.action} is not in the table")
+        if info.default_only:
+            raise ValueError(f"{self.name}: action {entry.action} is @defaultonly")
+        self._check_params(info, entry.params)
+        return self._ident(entry.keys, entry.priority)
+
+    def _check_params(self, info: ActionInfo, params: list[int]) -> None:
+        if len(params) != len(info.param_widths):
+            raise ValueError(
+                f"{self.name}: action {info.name} takes {len(info.param_widths)} parameters, "
+                f"got {len(params)}"
+            )
+        for value, width in zip(params, info.param_widths, strict=True):
+            if not 0 <= value < (1 << width):
+                raise ValueError(f"{self.name}: parameter {value} does not fit in {width} bits")
+
+    def _set_default(self, action: str, params: list[int]) -> None:
+        info = self._actions.get(action)
+        if info is None:
+            raise ValueError(f"{self.name}: action {action} is not in the table")
+        if info.table_only:
+            raise ValueError(f"{self.name}: action {action} is @tableonly")
+        self._check_params(info, params)
+        self.default_action = (action, list(params))
+        self._default_hit = Hit(None, info.action_id, info.fn, self._args(info, params))
+
+    @staticmethod
+    def _args(info: ActionInfo, params: list[int]) -> tuple:
+        out = []
+        for value, width, signed in zip(params, info.param_widths, info.param_signed, strict=True):
+            if signed and value >> (width - 1):
+                value -= 1 << width
+            out.append(value)
+        return tuple(out)
+
+    def _hit(self, entry: TableEntry) -> Hit:
+        info = self._actions[entry.action]
+        return Hit(entry, info.action_id, info.fn, self._args(info, entry.params))
+
+    def _rebuild(self, key: Any) -> Hit:
+        """Build the matching structure after a change (lazily), then match."""
+        with self._lock:
+            lookup = self._build()
+            self._lookup = lookup
+        return lookup(key)
+
+    def lookup(self, key: Any) -> Hit:
+        """Match a key (a tuple of ints, one per key) and return the Hit to run."""
+        return self._lookup(key)
+
+    def _build(self) -> Callable[[Any], Hit]:
+        kinds = [k.match_kind for k in self.keys]
+        if not self.keys:
+            return lambda key: self._default_hit
+        if all(k == "exact" for k in kinds):
+            return self._build_exact()
+        if not self._needs_priority and kinds.count("lpm") == 1:
+            return self._build_lpm()
+        return self._build_scan()
+
+    def _build_exact(self) -> Callable[[Any], Hit]:
+        index = {
+            tuple(k.value for k in ident[0]): self._hit(e) for ident, e in self._entries.items()
+        }
+        get = index.get
+
+        def lookup(key: Any) -> Hit:
+            return get(key) or self._default_hit
+
+        return lookup
+
+    def _build_lpm(self) -> Callable[[Any], Hit]:
+        pos = [k.match_kind for k in self.keys].index("lpm")
+        width = self.keys[pos].width
+        full = (1 << width) - 1
+        by_len: dict[int, dict[tuple, Hit]] = {}
+        for ident, e in self._entries.items():
+            normed = ident[0]
+            plen = normed[pos].prefix_len
+            values = tuple(k.value for k in normed)
+            by_len.setdefault(plen, {})[values] = self._hit(e)
+        buckets = [
+            (pos, full ^ ((1 << (width - plen)) - 1), by_len[plen])
+            for plen in sorted(by_len, reverse=True)
+        ]
+
+        def lookup(key: Any) -> Hit:
+            for p, mask, bucket in buckets:
+                probe = list(key)
+                probe[p] &= mask
+                found = bucket.get(tuple(probe))
+                if found is not None:
+                    return found
+            return self._default_hit
+
+        return lookup
+
+    def _build_scan(self) -> Callable[[Any], Hit]:
+        rows = []
+        for ident, e in self._entries.items():
+            matchers = [
+                (i, m)
+                for i, (spec, km) in enumerate(zip(self.keys, ident[0], strict=True))
+                if (m := _matcher(spec, km)) is not None
+            ]
+            rows.append((-ident[1], self._order[ident], matchers, self._hit(e)))
+        rows.sort(key=lambda r: (r[0], r[1]))
+        compiled = [(m, h) for _, _, m, h in rows]
+
+        def lookup(key: Any) -> Hit:
+            for matchers, hit in compiled:
+                for i, (kind, a, b) in matchers:
+                    v = key[i]
+                    if kind == 0:
+                        if v & a != b:
+                            break
+                    elif not a <= v <= b:
+                        break
+                else:
+                    return hit
+            return self._default_hit
+
+        return lookup

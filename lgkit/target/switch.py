@@ -1,0 +1,228 @@
+"""The v1model switch: ports, pipeline passes and the traffic manager, on any clock."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .clock import Clock, RealClock
+from .tm import TrafficManager
+
+RECIRC_QUEUE_CAPACITY = 1024
+INPUT_QUEUE_CAPACITY = 1024
+REAL_TIME_LATE_TOLERANCE_NS = 2_000_000  # epoll sleeps in whole ms
+
+
+class PortBackend(Protocol):
+    """Where a switch port's transmitted frames go (an AF_PACKET socket, a simulated link)."""
+
+    def send(self, data: bytes) -> None: ...
+
+
+class PortStats:
+    """Frames and bytes received and transmitted on one port."""
+
+    __slots__ = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")
+
+    def __init__(self) -> None:
+        self.rx_packets = self.rx_bytes = self.tx_packets = self.tx_bytes = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class Switch:
+    """A v1model switch. The same object runs on real ports (RealClock, AF_PACKET backends) and
+    in a virtual-time network (VirtualClock, simulated links).
+
+    A packet's path: `receive` -> ingress pass -> `tm` queue -> egress pass -> port backend (or
+    `packet_in_handlers` for the CPU port). Resubmitted and recirculated packets re-enter the
+    ingress through a 1024-packet queue served before new packets. Each pass may cost
+    `pass_latency_ns` (for virtual time; pipelined, it delays but does not limit throughput).
+    """
+
+    def __init__(self, device_id: int = 0, cpu_port: int | None = None, priority_queues: int = 1,
+                 drop_port: int = 511, clock: Clock | None = None,
+                 log: logging.Logger | None = None, pass_latency_ns: int = 0) -> None:
+        self.device_id = device_id
+        self.cpu_port = cpu_port
+        self.drop_port = drop_port
+        self.clock: Clock = clock if clock is not None else RealClock()
+        self.log = log if log is not None else logging.getLogger("lgkit.switch")
+        self.pass_latency_ns = pass_latency_ns
+        self.lock = threading.RLock()
+        self.pipeline: Any = None
+        self.drops: Counter[str] = Counter()
+        late_tolerance_ns = REAL_TIME_LATE_TOLERANCE_NS if isinstance(self.clock, RealClock) else 0
+        self.tm = TrafficManager(self.clock, priority_queues, self._egress_pass, self.drops,
+                                 late_tolerance_ns)
+        self.ports: dict[int, PortBackend] = {}
+        self.port_stats: dict[int, PortStats] = {}
+        self.packet_in_handlers: list[Callable[[bytes], None]] = []
+        self.on_pipeline_change: list[Callable[[Any], None]] = []
+        self._generation = 0
+        self._recirc_pending = 0
+        self._input_pending = 0
+
+    # ---- configuration -------------------------------------------------------------------
+
+    def set_pipeline(self, pipeline: Any) -> None:
+        """Install a program (fresh state); queued and in-flight packets of the old one drop."""
+        with self.lock:
+            self._generation += 1
+            self.tm.flush()
+            self._recirc_pending = 0
+            self._input_pending = 0
+            if pipeline is not None and hasattr(pipeline, "drop_port"):
+                pipeline.drop_port = self.drop_port
+            self.pipeline = pipeline
+            for hook in self.on_pipeline_change:
+                hook(pipeline)
+
+    def add_port(self, port: int, backend: PortBackend) -> None:
+        if not 0 <= port < 512:
+            raise ValueError(f"port {port} does not fit bit<9>")
+        if port == self.cpu_port:
+            raise ValueError(f"port {port} is the CPU port")
+        if port in self.ports:
+            raise ValueError(f"port {port} is already attached")
+        self.ports[port] = backend
+        self.port_stats[port] = PortStats()
+
+    def stats(self, port: int) -> PortStats:
+        st = self.port_stats.get(port)
+        if st is None:
+            st = self.port_stats[port] = PortStats()
+        return st
+
+    # ---- data path -----------------------------------------------------------------------
+
+    def receive(self, port: int, data: bytes) -> None:
+        """A frame arrived on `port`."""
+        st = self.port_stats.get(port) or self.stats(port)
+        st.rx_packets += 1
+        st.rx_bytes += len(data)
+        if self.pass_latency_ns:
+            if self._input_pending >= INPUT_QUEUE_CAPACITY:
+                self.drops["input_queue_full"] += 1
+                return
+            self._input_pending += 1
+        self._ingress(port, data, None, self._generation)
+
+    def packet_out(self, data: bytes) -> None:
+        """A controller packet (starting with the packet_out header) enters on the CPU port."""
+        if self.cpu_port is None:
+            raise ValueError("the switch has no CPU port (--cpu-port)")
+        with self.lock:
+            self.receive(self.cpu_port, data)
+
+    def _ingress(self, port: int, data: bytes | None, job: Any, generation: int) -> None:
+        with self.lock:
+            if generation != self._generation:
+                return
+            pipeline = self.pipeline
+            if pipeline is None:
+                self.drops["no_pipeline"] += 1
+                return
+            now_us = self.clock.now_ns() // 1000
+            if job is None:
+                result = pipeline.ingress(port, data, now_us)
+            else:
+                result = pipeline.ingress_job(job, now_us)
+            if result.drops:
+                self.drops["ingress_drop"] += result.drops
+            if self.pass_latency_ns:
+                self.clock.call_later(self.pass_latency_ns, self._after_ingress, result,
+                                      job is None, generation)
+                return
+            enqueue = self.tm.enqueue
+            for egress_job in result.egress:
+                enqueue(egress_job)
+            if result.resubmit is not None:
+                self._recirculate(result.resubmit)
+
+    def _after_ingress(self, result: Any, new_packet: bool, generation: int) -> None:
+        with self.lock:
+            if generation != self._generation:
+                return
+            if new_packet:
+                self._input_pending -= 1
+            enqueue = self.tm.enqueue
+            for job in result.egress:
+                enqueue(job)
+            if result.resubmit is not None:
+                self._recirculate(result.resubmit)
+
+    def _recirculate(self, job: Any) -> None:
+        """Queue a resubmitted or recirculated packet for another ingress pass (served first)."""
+        if self._recirc_pending >= RECIRC_QUEUE_CAPACITY:
+            self.drops["recirc_queue_full"] += 1
+            return
+        self._recirc_pending += 1
+        self.clock.call_later(self.pass_latency_ns, self._recirc_ingress, job, self._generation)
+
+    def _recirc_ingress(self, job: Any, generation: int) -> None:
+        if generation != self._generation:
+            return
+        self._recirc_pending -= 1
+        self._ingress(0, None, job, generation)
+
+    def _egress_pass(self, job: Any, now_us: int, enq_qdepth: int, deq_qdepth: int,
+                     enq_timestamp: int, deq_timedelta: int) -> int:
+        """Called by the TM at dequeue; returns the bytes put on the wire (0 if none)."""
+        result = self.pipeline.egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp,
+                                      deq_timedelta)
+        if result.clones:
+            for clone in result.clones:
+                self.tm.enqueue(clone)
+        if result.recirculate is not None:
+            self._recirculate(result.recirculate)
+        out = result.out
+        if out is None:
+            if result.dropped:
+                self.drops["egress_drop"] += 1
+            return 0
+        port, data = out
+        if self.pass_latency_ns:
+            self.clock.call_later(self.pass_latency_ns, self._transmit, port, data,
+                                  self._generation)
+            return len(data)
+        backend = self.ports.get(port)
+        if backend is None or port == self.cpu_port:  # the rare cases
+            self._transmit(port, data, self._generation)
+            return len(data)
+        st = self.port_stats[port]
+        st.tx_packets += 1
+        st.tx_bytes += len(data)
+        backend.send(data)
+        return len(data)
+
+    def _transmit(self, port: int, data: bytes, generation: int) -> None:
+        if generation != self._generation:
+            return
+        if port == self.cpu_port:
+            st = self.port_stats.get(port) or self.stats(port)
+            st.tx_packets += 1
+            st.tx_bytes += len(data)
+            for handler in self.packet_in_handlers:
+                handler(data)
+            return
+        backend = self.ports.get(port)
+        if backend is None:
+            self.drops["no_such_port"] += 1
+            return
+        st = self.port_stats[port]
+        st.tx_packets += 1
+        st.tx_bytes += len(data)
+        backend.send(data)
+
+    def counters(self) -> dict[str, Any]:
+        """Drop counters by cause and per-port frame counters."""
+        with self.lock:
+            return {
+                "drops": dict(sorted(self.drops.items())),
+                "ports": {p: s.as_dict() for p, s in sorted(self.port_stats.items())},
+            }

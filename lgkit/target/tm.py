@@ -1,0 +1,267 @@
+"""Traffic manager modelled on BMv2 simple_switch: per (port, priority) queues, strict priority,
+queue depth and packet rate, a port bit rate with a small burst, and drop counters."""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable
+from typing import Any
+
+from .clock import Clock
+
+DEFAULT_QUEUE_DEPTH = 64
+SERVE_BATCH = 64
+PS_PER_S = 10**12
+
+# transmit(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp_us, deq_timedelta_us) -> wire
+# bytes (0 = the egress pass dropped it); the port rate is charged for the bytes actually sent.
+Transmit = Callable[[Any, int, int, int, int, int], int]
+
+
+def wire_start_ps(now_ns: int, tat_ps: int) -> int:
+    """When a frame sent at `now_ns` starts on a wire that is free from `tat_ps`: back to back
+    with the previous frame if only the rounding of timers to whole ns separates them (so a
+    backlogged port keeps its exact rate), else now."""
+    now_ps = now_ns * 1000
+    return tat_ps if tat_ps > now_ps - 1000 else now_ps
+
+
+class Queue:
+    """One egress queue: FIFO of (job, enqueue time ns, depth at enqueue), depth and rate."""
+
+    __slots__ = ("items", "depth", "pps", "next_due_ns")
+
+    def __init__(self, depth: int, pps: float) -> None:
+        self.items: deque[tuple[Any, int, int]] = deque()
+        self.depth = depth
+        self.pps = pps
+        self.next_due_ns = 0
+
+
+class Port:
+    """The queues of one egress port and its bit-rate shaper (GCRA in picoseconds)."""
+
+    __slots__ = ("queues", "rate_bps", "burst_bytes", "framing_bytes", "tat_ps", "tau_ps",
+                 "wake_at", "busy", "queued")
+
+    def __init__(self, queues: list[Queue]) -> None:
+        self.queues = queues
+        self.rate_bps = 0
+        self.burst_bytes = 0
+        self.framing_bytes = 0
+        self.tat_ps = 0
+        self.tau_ps = 0
+        self.wake_at: int | None = None
+        self.busy = False
+        self.queued = 0
+
+    def set_rate(self, rate_bps: int, burst_bytes: int, framing_bytes: int) -> None:
+        self.rate_bps = rate_bps
+        self.burst_bytes = burst_bytes
+        self.framing_bytes = framing_bytes
+        self.tau_ps = burst_bytes * 8 * PS_PER_S // rate_bps if rate_bps else 0
+
+    def wire_ps(self, nbytes: int) -> int:
+        return (nbytes + self.framing_bytes) * 8 * PS_PER_S // self.rate_bps
+
+
+class TrafficManager:
+    """Egress queues between the ingress and egress passes of a switch.
+
+    Every queue defaults to `DEFAULT_QUEUE_DEPTH` packets and no rate limit; a port has no bit
+    rate limit until `set_port_rate`. Each dequeue calls `transmit`, which runs the egress pass.
+    """
+
+    def __init__(self, clock: Clock, priority_queues: int, transmit: Transmit,
+                 drops: Counter[str] | None = None, late_tolerance_ns: int = 0) -> None:
+        if not 1 <= priority_queues <= 8:
+            raise ValueError("priority_queues must be in 1..8")
+        self.clock = clock
+        self.priority_queues = priority_queues
+        self.transmit = transmit
+        self.drops: Counter[str] = drops if drops is not None else Counter()
+        # How late a timer may fire and still have its departure counted at the due time (real
+        # time: epoll wakes up in whole ms; virtual time: never late, so 0 = exact BMv2 rule).
+        self.late_tolerance_ns = late_tolerance_ns
+        self.ports: dict[int, Port] = {}
+        self._default_depth: list[int] = [DEFAULT_QUEUE_DEPTH] * priority_queues
+        self._default_pps: list[float] = [0.0] * priority_queues
+
+    # ---- configuration -------------------------------------------------------------------
+
+    def port(self, port: int) -> Port:
+        state = self.ports.get(port)
+        if state is None:
+            state = Port([Queue(d, r) for d, r in zip(self._default_depth, self._default_pps,
+                                                      strict=True)])
+            self.ports[port] = state
+        return state
+
+    def _selected(self, port: int | None, prio: int | None) -> list[Queue]:
+        if prio is not None and not 0 <= prio < self.priority_queues:
+            raise ValueError(f"priority {prio} out of range 0..{self.priority_queues - 1}")
+        ports = self.ports.values() if port is None else [self.port(port)]
+        return [q for p in ports for i, q in enumerate(p.queues) if prio is None or i == prio]
+
+    def set_queue_depth(self, depth: int, port: int | None = None,
+                        prio: int | None = None) -> None:
+        """Queue capacity in packets; without a port, for every port (also ports seen later)."""
+        if depth < 0:
+            raise ValueError("queue depth must be >= 0")
+        if port is None:
+            for i in range(self.priority_queues):
+                if prio is None or i == prio:
+                    self._default_depth[i] = depth
+        for q in self._selected(port, prio):
+            q.depth = depth
+
+    def set_queue_rate(self, pps: float, port: int | None = None,
+                       prio: int | None = None) -> None:
+        """Queue service rate in packets/s (0 = unlimited): departure = max(now, last + 1/pps)."""
+        if pps < 0:
+            raise ValueError("queue rate must be >= 0")
+        if port is None:
+            for i in range(self.priority_queues):
+                if prio is None or i == prio:
+                    self._default_pps[i] = pps
+        for q in self._selected(port, prio):
+            q.pps = pps
+        for p in ([self.port(port)] if port is not None else list(self.ports.values())):
+            self._serve(p)
+
+    def set_port_rate(self, rate_bps: float, port: int, burst_bytes: int | None = None,
+                      framing_bytes: int | None = None) -> None:
+        """Limit a port to `rate_bps` (0 = unlimited) with a burst allowance.
+
+        The default burst is 1 ms at the rate (at least two 1514 B frames), enough to absorb
+        event-loop timer lateness in real time. `framing_bytes` is added to every packet (24
+        for Ethernet preamble, FCS and inter-frame gap); None keeps the port's value (0 at
+        first, the link's in a virtual network)."""
+        rate = int(rate_bps)
+        if rate < 0:
+            raise ValueError("port rate must be >= 0")
+        if burst_bytes is None:
+            burst_bytes = max(2 * 1514, rate // 8000)
+        state = self.port(port)
+        if framing_bytes is None:
+            framing_bytes = state.framing_bytes
+        state.set_rate(rate, burst_bytes, framing_bytes)
+        self._serve(state)
+
+    def queue_depths(self, port: int) -> list[int]:
+        """Current occupancy (packets) of each priority queue of `port`."""
+        return [len(q.items) for q in self.port(port).queues]
+
+    def flush(self) -> None:
+        """Discard every queued packet (a new pipeline invalidates their state)."""
+        for state in self.ports.values():
+            for q in state.queues:
+                q.items.clear()
+            state.queued = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "priority_queues": self.priority_queues,
+            "ports": {
+                port: {
+                    "rate_bps": s.rate_bps, "burst_bytes": s.burst_bytes,
+                    "queues": [{"depth": q.depth, "pps": q.pps, "occupancy": len(q.items)}
+                               for q in s.queues],
+                }
+                for port, s in sorted(self.ports.items())
+            },
+        }
+
+    # ---- data path -----------------------------------------------------------------------
+
+    def enqueue(self, job: Any) -> None:
+        """Queue an egress job (has .port and .priority); drop it if the queue is full."""
+        prio = job.priority
+        if prio >= self.priority_queues:
+            self.drops["bad_priority"] += 1
+            return
+        state = self.ports.get(job.port) or self.port(job.port)
+        q = state.queues[prio]
+        if not (state.queued or state.busy or state.rate_bps or q.pps):
+            self._pass_through(state, job, q.depth)
+            return
+        items = q.items
+        if len(items) >= q.depth:
+            self.drops["queue_full"] += 1
+            return
+        items.append((job, self.clock.now_ns(), len(items)))
+        state.queued += 1
+        if not state.busy:
+            self._serve(state)
+
+    def _pass_through(self, state: Port, job: Any, depth: int) -> None:
+        """The fast path: an idle, unshaped port sends the packet at once (no queueing)."""
+        if depth == 0:
+            self.drops["queue_full"] += 1
+            return
+        now_us = self.clock.now_ns() // 1000
+        state.busy = True
+        try:
+            self.transmit(job, now_us, 0, 0, now_us, 0)
+        finally:
+            state.busy = False
+        if state.queued:
+            self._serve(state)
+
+    def _serve(self, state: Port) -> None:
+        """Send the packets of `state` that may leave now; arm a timer for the next one."""
+        state.busy = True
+        try:
+            self._serve_batch(state)
+        finally:
+            state.busy = False
+
+    def _serve_batch(self, state: Port) -> None:
+        """Up to SERVE_BATCH packets per call, so that a packet that clones itself on every
+        departure through an unlimited port cannot hold the event loop."""
+        clock = self.clock
+        queues = state.queues
+        for _ in range(SERVE_BATCH):
+            now = clock.now_ns()
+            if state.rate_bps:
+                eligible_ps = state.tat_ps - state.tau_ps
+                if eligible_ps > now * 1000:
+                    self._wake(state, -(-eligible_ps // 1000))
+                    return
+            chosen = None
+            earliest = None
+            for q in reversed(queues):
+                if q.items:
+                    if not q.pps or q.next_due_ns <= now:
+                        chosen = q
+                        break
+                    if earliest is None or q.next_due_ns < earliest:
+                        earliest = q.next_due_ns
+            if chosen is None:
+                if earliest is not None:
+                    self._wake(state, earliest)
+                return
+            job, enq_ns, enq_depth = chosen.items.popleft()
+            state.queued -= 1
+            if chosen.pps:
+                # when it should have left: when it was due, or enqueued if that was later
+                ideal = max(chosen.next_due_ns, enq_ns)
+                start = ideal if now - ideal < self.late_tolerance_ns else now
+                chosen.next_due_ns = start + int(1e9 / chosen.pps)
+            sent = self.transmit(job, now // 1000, enq_depth, len(chosen.items), enq_ns // 1000,
+                                 (now - enq_ns) // 1000)
+            if state.rate_bps and sent:
+                state.tat_ps = wire_start_ps(now, state.tat_ps) + state.wire_ps(sent)
+        self._wake(state, clock.now_ns())
+
+    def _wake(self, state: Port, t_ns: int) -> None:
+        if state.wake_at is not None and state.wake_at <= t_ns:
+            return
+        state.wake_at = t_ns
+        self.clock.call_at(t_ns, self._on_wake, state, t_ns)
+
+    def _on_wake(self, state: Port, t_ns: int) -> None:
+        if state.wake_at != t_ns:
+            return
+        state.wake_at = None
+        self._serve(state)

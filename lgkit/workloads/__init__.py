@@ -1,0 +1,1 @@
+"""Programs run inside Mininet hosts: the iperf3 driver and its result parsing."""

@@ -1,0 +1,17 @@
+/* ECN: mark CE on ECN-capable IPv4 packets that found the egress queue above a threshold. */
+#ifndef LG_ECN_P4
+#define LG_ECN_P4
+
+control LgEcn(inout headers_t hdr, inout metadata_t meta,
+              inout standard_metadata_t standard_metadata) {
+    apply {
+        if (!hdr.ipv4.isValid() || hdr.ipv4.ecn == 0) { return; }
+        bit<19> threshold;
+        lg_cfg_ecn_qdepth.read(threshold, (bit<32>)standard_metadata.egress_port);
+        if (threshold != 0 && standard_metadata.enq_qdepth >= threshold) {
+            hdr.ipv4.ecn = 3;
+        }
+    }
+}
+
+#endif

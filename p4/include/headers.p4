@@ -1,0 +1,117 @@
+/* Header and metadata types: Ethernet, the LinkGuardian shim (EtherType 0xABCD), IPv4. */
+#ifndef LG_HEADERS_P4
+#define LG_HEADERS_P4
+
+header ethernet_t {
+    bit<48> dst_addr;
+    bit<48> src_addr;
+    bit<16> ether_type;
+}
+
+/* LG data header (3 bytes): on every protected frame, retransmission and dummy. */
+header lg_data_t {
+    bit<2>  pkt_type;          /* LG_TYPE_DATA */
+    bit<1>  more;          /* 1: an lg_ack header follows (piggybacked ACK) */
+    bit<1>  era;           /* toggles each time seq_no wraps */
+    bit<1>  retx;          /* 1: a retransmitted copy */
+    bit<1>  dummy;         /* 1: the dummy packet; seq_no = last sequence number sent */
+    bit<1>  blocking;      /* 1: LG (ordered) mode, 0: LG_NB */
+    bit<1>  rx_buffered;   /* 1: sitting in the receiver's reordering buffer */
+    bit<16> seq_no;
+}
+
+/* LG ACK header (3 bytes): piggybacked, explicit, or the start of a loss notification. */
+header lg_ack_t {
+    bit<2>  pkt_type;          /* LG_TYPE_ACK or LG_TYPE_ACK_LOSS */
+    bit<1>  piggybacked;   /* 1: a payload (inner EtherType + packet) follows */
+    bit<1>  era;           /* era of leading_ack */
+    bit<1>  xoff;          /* receiver's backpressure state: 1 = paused */
+    bit<3>  pad;
+    bit<16> leading_ack;   /* latest sequence number the receiver has seen */
+}
+
+/* Loss-notification extension (3 bytes): follows an lg_ack header of type ACK_LOSS. */
+header lg_loss_t {
+    bit<8>  hole_size;     /* number of consecutive lost sequence numbers */
+    bit<16> first_lost;    /* first lost sequence number */
+}
+
+/* Pause / resume frame (3 bytes): Alg. 2 backpressure from receiver to sender. */
+header lg_ctrl_t {
+    bit<2>  pkt_type;          /* LG_TYPE_CTRL */
+    bit<1>  pause;         /* 1 = pause, 0 = resume */
+    bit<5>  pad;
+    bit<16> rx_buffer_kb;  /* receiver's reordering-buffer occupancy, KiB (informative) */
+}
+
+/* Inner EtherType (2 bytes): present when the LG frame carries a payload. */
+header lg_next_t {
+    bit<16> ether_type;
+}
+
+header ipv4_t {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<6>  dscp;
+    bit<2>  ecn;
+    bit<16> total_len;
+    bit<16> identification;
+    bit<3>  flags;
+    bit<13> frag_offset;
+    bit<8>  ttl;
+    bit<8>  protocol;
+    bit<16> hdr_checksum;
+    bit<32> src_addr;
+    bit<32> dst_addr;
+}
+
+struct headers_t {
+    ethernet_t ethernet;
+    lg_data_t  lg_data;
+    lg_ack_t   lg_ack;
+    lg_loss_t  lg_loss;
+    lg_ctrl_t  lg_ctrl;
+    lg_next_t  lg_next;
+    ipv4_t     ipv4;
+}
+
+/* State that survives clones and recirculation (field list LG_FIELD_LIST). */
+struct lg_carry_t {
+    @field_list(LG_FIELD_LIST) lg_kind_t kind;        /* what this pass is */
+    @field_list(LG_FIELD_LIST) lg_kind_t clone_kind;  /* what a clone made in this pass is */
+    @field_list(LG_FIELD_LIST) bit<9>  port;          /* protected port the pass belongs to */
+    @field_list(LG_FIELD_LIST) bit<16> buf_len;       /* bytes accounted in a Tx/Rx buffer */
+    @field_list(LG_FIELD_LIST) bit<1>  first_pass;    /* Tx copy: first loop */
+    @field_list(LG_FIELD_LIST) bit<8>  gen;           /* courier generation */
+    @field_list(LG_FIELD_LIST) bit<48> now;           /* egress time of the previous pass, us */
+    @field_list(LG_FIELD_LIST) bit<32> ticket;        /* hold order at the sender */
+    @field_list(LG_FIELD_LIST) bit<17> ack;           /* leading ack for a notification */
+    @field_list(LG_FIELD_LIST) bit<16> first_lost;    /* notification: first hole */
+    @field_list(LG_FIELD_LIST) bit<8>  hole_size;     /* notification: number of holes */
+}
+
+/* Per-pass scratch state (not preserved). */
+struct lg_local_t {
+    bit<1>  deliver;        /* forward this packet onward with the forwarding tables */
+    bit<1>  drop;           /* consume this packet */
+    bit<1>  do_clone;       /* issue one I2E clone at the end of ingress */
+    bit<32> clone_session;
+    bit<48> now;            /* current time for this pass, us */
+    bit<9>  tx_port;        /* egress port chosen by forwarding */
+    bit<1>  tx_on;
+    bit<1>  rx_on;
+    bit<3>  prio_normal;
+    bit<3>  prio_high;
+    bit<9>  recirc_port;
+    bit<32> recirc_session;
+    bit<32> trunc_len;      /* truncate the transmitted frame to this length (0 = no) */
+    bit<1>  e2e_clone;      /* issue one E2E clone at the end of egress */
+    bit<32> e2e_session;
+}
+
+struct metadata_t {
+    lg_carry_t lg;
+    lg_local_t l;
+}
+
+#endif

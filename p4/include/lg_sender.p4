@@ -1,0 +1,239 @@
+/* LG sender role: sequence numbers, the Tx buffer of recirculating copies (App. A.2),
+ * N-copy retransmission, the dummy, and the order-preserving hold that implements pause. */
+#ifndef LG_SENDER_P4
+#define LG_SENDER_P4
+
+register<bit<17>>(LG_PORTS) lg_tx_next;        /* next (era, seq_no) to assign */
+register<bit<17>>(LG_PORTS) lg_tx_leading_ack; /* receiver's latest seq, as last reported */
+register<bit<1>>(LG_PORTS)  lg_tx_paused;      /* receiver asked us to pause */
+register<bit<32>>(LG_PORTS) lg_tx_hold_head;   /* next hold ticket to release */
+register<bit<32>>(LG_PORTS) lg_tx_hold_tail;   /* next hold ticket to hand out */
+register<bit<8>>(LG_PORTS)  lg_dummy_budget;   /* dummies still allowed (notify count) */
+register<bit<1>>(LG_PORTS)  lg_dummy_parked;   /* 1: no dummy exists right now */
+register<bit<8>>(LG_PORTS)  lg_dummy_gen;      /* generation of the live dummy */
+register<bit<32>>(LG_HOLE_WORDS) lg_tx_holes;  /* reTxReqs: holes the receiver reported */
+
+/* ACKs, loss notifications and pause/resume arriving on a port whose sender role is on. */
+control LgTxFeedback(inout headers_t hdr, inout metadata_t meta,
+                     inout standard_metadata_t standard_metadata) {
+    apply {
+        bit<9> port = standard_metadata.ingress_port;
+        bit<32> pidx = (bit<32>)port;
+        bit<1> on;
+        lg_cfg_tx_on.read(on, pidx);
+        if (on == 0) { return; }
+        if (hdr.lg_ack.isValid()) {
+            if (hdr.lg_loss.isValid()) {
+                /* Mark the holes first: one pass updates reTxReqs and the leading ack. */
+                bit<16> first = hdr.lg_loss.first_lost;
+                bit<8> h = hdr.lg_loss.hole_size;
+                if (h > LG_MAX_HOLES_CAP) { h = LG_MAX_HOLES_CAP; }
+                bit<64> mask = ((64w1 << h) - 1) << first[4:0];
+                bit<32> w0 = lg_hole_word(port, first[11:5]);
+                bit<32> w1 = lg_hole_word(port, first[11:5] + 1);
+                bit<32> word;
+                lg_tx_holes.read(word, w0);
+                lg_tx_holes.write(w0, word | mask[31:0]);
+                lg_tx_holes.read(word, w1);
+                lg_tx_holes.write(w1, word | mask[63:32]);
+            }
+            bit<17> reported = hdr.lg_ack.era ++ hdr.lg_ack.leading_ack;
+            bit<17> leading;
+            lg_tx_leading_ack.read(leading, pidx);
+            if (lg_seq_lt(leading, reported)) { lg_tx_leading_ack.write(pidx, reported); }
+            lg_tx_paused.write(pidx, hdr.lg_ack.xoff);
+        }
+        if (hdr.lg_ctrl.isValid()) {
+            lg_tx_paused.write(pidx, hdr.lg_ctrl.pause);
+        }
+    }
+}
+
+/* One loop of a buffered copy (Fig. 16): keep, retransmit N copies, or drop. */
+control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
+    LgTxBufRemove() buf_remove;
+
+    apply {
+        bit<9> port = meta.lg.port;
+        bit<32> pidx = (bit<32>)port;
+        bit<1> on;
+        lg_cfg_tx_on.read(on, pidx);
+        bit<17> seq = hdr.lg_data.era ++ hdr.lg_data.seq_no;
+        bit<17> leading;
+        lg_tx_leading_ack.read(leading, pidx);
+        if (on == 1 && meta.lg.first_pass == 1) {
+            bit<1> parked;
+            lg_dummy_parked.read(parked, pidx);
+            if (parked == 1) {
+                /* Revive the dummy: an I2E clone into the port's courier queue. */
+                lg_dummy_parked.write(pidx, 0);
+                lg_dummy_gen.read(meta.lg.gen, pidx);
+                meta.l.do_clone = 1;
+                lg_cfg_port_session.read(meta.l.clone_session, pidx);
+                meta.lg.clone_kind = KIND_DUMMY;
+            }
+        }
+        meta.lg.first_pass = 0;
+        if (on == 0) {
+            meta.l.drop = 1;
+        } else if (lg_seq_lt(leading, seq)) {
+            /* Not yet known to be received: loop again. */
+            standard_metadata.egress_spec = meta.l.recirc_port;
+            standard_metadata.priority = PRIO_COURIER;
+        } else {
+            bit<32> w = lg_hole_word(port, seq[11:5]);
+            bit<32> word;
+            lg_tx_holes.read(word, w);
+            bit<32> bit_mask = 32w1 << seq[4:0];
+            if ((word & bit_mask) != 0) {
+                lg_tx_holes.write(w, word & ~bit_mask);
+                lg_cfg_tx_mgid.read(standard_metadata.mcast_grp, pidx);
+                standard_metadata.priority = meta.l.prio_high;
+                meta.lg.kind = KIND_RETX;
+            } else {
+                meta.l.drop = 1;
+            }
+        }
+        if (on == 0 || !lg_seq_lt(leading, seq)) { buf_remove.apply(port, meta.lg.buf_len); }
+    }
+}
+
+/* Order-preserving hold (our stand-in for the paused normal queue, Alg. 2 at the sender). */
+control LgTxHold(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
+    apply {
+        bool held_pass = meta.lg.kind == KIND_HELD;
+        bit<9> port = standard_metadata.egress_spec;
+        if (held_pass) { port = meta.lg.port; }
+        bit<32> pidx = (bit<32>)port;
+        bit<1> on;
+        lg_cfg_tx_on.read(on, pidx);
+        if (on == 0) {
+            if (held_pass) {
+                meta.lg.kind = KIND_NONE;
+                standard_metadata.egress_spec = port;
+                standard_metadata.priority = meta.l.prio_normal;
+            }
+            return;
+        }
+        bit<1> paused;
+        bit<32> head;
+        bit<32> tail;
+        lg_tx_paused.read(paused, pidx);
+        lg_tx_hold_head.read(head, pidx);
+        lg_tx_hold_tail.read(tail, pidx);
+        if (held_pass) {
+            if (paused == 0 && meta.lg.ticket == head) {
+                lg_tx_hold_head.write(pidx, head + 1);
+                meta.lg.kind = KIND_NONE;
+                standard_metadata.egress_spec = port;
+                standard_metadata.priority = meta.l.prio_normal;
+            } else {
+                standard_metadata.egress_spec = meta.l.recirc_port;
+                standard_metadata.priority = PRIO_COURIER;
+            }
+        } else if (paused == 1 || head != tail) {
+            lg_tx_hold_tail.write(pidx, tail + 1);
+            meta.lg.ticket = tail;
+            meta.lg.kind = KIND_HELD;
+            meta.lg.port = port;
+            standard_metadata.egress_spec = meta.l.recirc_port;
+            standard_metadata.priority = PRIO_COURIER;
+        }
+    }
+}
+
+/* Frames leaving a port whose sender role is on: data gets a seq_no and a Tx copy, the dummy
+ * replenishes itself while its budget lasts, retransmitted copies are flagged. */
+control LgTxEgress(inout headers_t hdr, inout metadata_t meta,
+                   inout standard_metadata_t standard_metadata) {
+    apply {
+        bit<9> port = standard_metadata.egress_port;
+        bit<32> pidx = (bit<32>)port;
+        bit<1> on;
+        lg_cfg_tx_on.read(on, pidx);
+        lg_kind_t kind = meta.lg.kind;
+        if (on == 0) {
+            if (kind == KIND_DUMMY) { meta.l.drop = 1; }
+            return;
+        }
+        bit<1> blocking;
+        lg_cfg_tx_blocking.read(blocking, pidx);
+        if (kind == KIND_DUMMY) {
+            bit<8> gen;
+            bit<8> budget;
+            lg_dummy_gen.read(gen, pidx);
+            lg_dummy_budget.read(budget, pidx);
+            if (gen != meta.lg.gen) {
+                meta.l.drop = 1;
+            } else if (budget == 0) {
+                lg_dummy_parked.write(pidx, 1);
+                meta.l.drop = 1;
+            } else {
+                lg_dummy_budget.write(pidx, budget - 1);
+                bit<17> next_seq;
+                lg_tx_next.read(next_seq, pidx);
+                bit<17> last = next_seq - 1;
+                hdr.ethernet.ether_type = ETHERTYPE_LG;
+                hdr.lg_data.setValid();
+                hdr.lg_data.pkt_type = LG_TYPE_DATA;
+                hdr.lg_data.more = 0;
+                hdr.lg_data.era = last[16:16];
+                hdr.lg_data.retx = 0;
+                hdr.lg_data.dummy = 1;
+                hdr.lg_data.blocking = blocking;
+                hdr.lg_data.rx_buffered = 0;
+                hdr.lg_data.seq_no = last[15:0];
+                hdr.lg_ack.setInvalid();
+                hdr.lg_loss.setInvalid();
+                hdr.lg_ctrl.setInvalid();
+                hdr.lg_next.setInvalid();
+                hdr.ipv4.setInvalid();
+                meta.l.trunc_len = LG_LEN_DUMMY;
+                meta.l.e2e_clone = 1;
+                lg_cfg_port_session.read(meta.l.e2e_session, pidx);
+                meta.lg.clone_kind = KIND_DUMMY;
+                lg_cnt_dummies.count(pidx);
+            }
+        } else if (kind == KIND_RETX) {
+            hdr.lg_data.retx = 1;
+            hdr.lg_data.rx_buffered = 0;
+            hdr.lg_data.more = 0;
+            hdr.lg_ack.setInvalid();
+            lg_cnt_retx.count(pidx);
+        } else if (kind == KIND_NONE && !hdr.lg_data.isValid()) {
+            bit<17> seq;
+            lg_tx_next.read(seq, pidx);
+            lg_tx_next.write(pidx, seq + 1);
+            /* This seq_no starts clean in reTxReqs (no stale hole from 4096 seqs ago). */
+            bit<32> w = lg_hole_word(port, seq[11:5]);
+            bit<32> word;
+            lg_tx_holes.read(word, w);
+            lg_tx_holes.write(w, word & ~(32w1 << seq[4:0]));
+            hdr.lg_next.setValid();
+            hdr.lg_next.ether_type = hdr.ethernet.ether_type;
+            hdr.ethernet.ether_type = ETHERTYPE_LG;
+            hdr.lg_data.setValid();
+            hdr.lg_data.pkt_type = LG_TYPE_DATA;
+            hdr.lg_data.more = 0;
+            hdr.lg_data.era = seq[16:16];
+            hdr.lg_data.retx = 0;
+            hdr.lg_data.dummy = 0;
+            hdr.lg_data.blocking = blocking;
+            hdr.lg_data.rx_buffered = 0;
+            hdr.lg_data.seq_no = seq[15:0];
+            bit<8> repeat;
+            lg_cfg_dummy_repeat.read(repeat, pidx);
+            lg_dummy_budget.write(pidx, repeat);
+            /* Tx buffer: an E2E copy (with the header) goes to the recirculation port. */
+            meta.lg.port = port;
+            meta.lg.buf_len = (bit<16>)standard_metadata.packet_length + LG_DATA_OVERHEAD;
+            meta.l.e2e_clone = 1;
+            meta.l.e2e_session = meta.l.recirc_session;
+            meta.lg.clone_kind = KIND_TXCOPY;
+        }
+    }
+}
+
+#endif

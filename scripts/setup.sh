@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Install what the kit needs on Debian 12 / Ubuntu 24.04 (as root); quick and silent when done.
+#
+# 1. Debian packages, only the missing ones (apt-get update runs only when something is missing).
+# 2. .venv made with the system python3, requirements.lock installed, then the kit in editable mode.
+#    A stamp file (.venv/.lgkit-setup.sha256, hash of requirements.lock + pyproject.toml) makes a
+#    second run install nothing.
+# 3. Mininet (a Debian package, pure Python) is made importable in .venv by ONE symlink:
+#    .venv/lib/pythonX.Y/site-packages/mininet -> the system package directory. No other system
+#    package leaks into the venv (we do not use --system-site-packages).
+# 4. scripts/p4rt-venv.sh (the p4runtime-shell venv), when present.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.lgkit-setup.sha256"
+SYSTEM_PYTHON=/usr/bin/python3
+
+APT_PACKAGES=(python3-venv python3-pip mininet bridge-utils net-tools iputils-ping iperf3 redis-server
+              nftables iproute2 ethtool tcpdump procps psmisc)
+
+say() { echo "setup: $*"; }
+
+missing_apt_packages() {
+    local status
+    for pkg in "${APT_PACKAGES[@]}"; do
+        status="$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)"
+        [[ "$status" == ii* ]] || echo "$pkg"
+    done
+}
+
+install_apt_packages() {
+    local missing
+    mapfile -t missing < <(missing_apt_packages)
+    ((${#missing[@]} == 0)) && return 0
+    if [[ $EUID -ne 0 ]]; then
+        echo "setup: missing Debian packages: ${missing[*]}; run 'make setup' as root" >&2
+        exit 1
+    fi
+    say "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # redis-server is started by the kit itself; keep the package's service from starting.
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+wanted_stamp() { cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1; }
+
+install_venv() {
+    if [[ ! -x "$VENV/bin/python" ]]; then
+        say "creating .venv with $SYSTEM_PYTHON"
+        "$SYSTEM_PYTHON" -m venv "$VENV"
+    fi
+    local want
+    want="$(wanted_stamp)"
+    [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]] && return 0
+    say "installing requirements.lock into .venv"
+    "$VENV/bin/python" -m pip install -q --upgrade pip
+    "$VENV/bin/python" -m pip install -q -r requirements.lock
+    local log
+    log="$(mktemp)"
+    if ! "$VENV/bin/python" -m pip install -q --no-deps -e . >"$log" 2>&1; then
+        cat "$log" >&2
+        rm -f "$log"
+        exit 1
+    fi
+    rm -f "$log"
+    echo "$want" > "$STAMP"
+}
+
+link_mininet() {
+    local site target
+    site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    [[ -e "$site/mininet/__init__.py" ]] && return 0
+    target="$(cd / && "$SYSTEM_PYTHON" -c 'import mininet, os; print(os.path.dirname(mininet.__file__))')"
+    say "linking Mininet ($target) into .venv"
+    ln -sfn "$target" "$site/mininet"
+}
+
+install_apt_packages
+install_venv
+link_mininet
+if [[ -x scripts/p4rt-venv.sh ]]; then
+    scripts/p4rt-venv.sh
+fi

@@ -1,0 +1,5 @@
+// expect: 2:1: unsupported: generic struct declarations
+struct pair_t<T> {
+    T first;
+    T second;
+}

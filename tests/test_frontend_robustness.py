@@ -1,0 +1,52 @@
+"""Mangled versions of a real program: every one gives P4Error or compiles, never a traceback."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from lgkit.target.frontend import P4Error, compile_source
+from lgkit.target.frontend.preprocess import preprocess
+
+PROGRAM = Path(__file__).parent / "p4" / "frontend" / "constructs.p4"
+
+
+def _tokens_removed(text: str, rng: random.Random) -> str:
+    words = text.split(" ")
+    for _ in range(3):
+        del words[rng.randrange(len(words))]
+    return " ".join(words)
+
+
+def _mangled_sources() -> list[str]:
+    text = preprocess(PROGRAM.read_text(), str(PROGRAM))
+    rng = random.Random(1234)
+    variants = [text[: rng.randrange(len(text))] for _ in range(15)]
+    variants += [_tokens_removed(text, rng) for _ in range(25)]
+    for needle, replacement in [("bit<8>", "bit<16>"), ("==", "="), ("8w", "8s"), ("apply", "")]:
+        variants.append(text.replace(needle, replacement, 5))
+    return variants
+
+
+@pytest.mark.parametrize("index", range(len(_mangled_sources())))
+def test_mangled_program_never_crashes(index: int) -> None:
+    source = _mangled_sources()[index]
+    try:
+        compile_source(source, "mangled.p4")
+    except P4Error as exc:
+        assert exc.diagnostics
+        for diag in exc.diagnostics:
+            assert str(diag).startswith(f"{diag.loc.file}:{diag.loc.line}:{diag.loc.col}: error: ")
+            assert "internal error" not in diag.message, diag.message
+
+
+def test_deep_nesting_is_compiled_not_crashed() -> None:
+    depth = 1500
+    chain = " else ".join(f"if (x == {i}) {{ x = {i + 1}; }}" for i in range(depth))
+    terms = " + ".join(["x"] * depth)
+    source = f"control c(inout bit<16> x) {{ apply {{ {chain} x = {terms}; }} }}"
+    with pytest.raises(P4Error) as info:
+        compile_source(source, "deep.p4")
+    assert str(info.value) == "deep.p4:1:1: error: program has no 'main' package instance"

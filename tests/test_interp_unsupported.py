@@ -1,0 +1,53 @@
+"""Constructs outside the executable subset fail at load with a located `unsupported:` error."""
+
+from __future__ import annotations
+
+import pytest
+from test_interp_helpers import load, v1switch
+
+from lgkit.target.frontend.diagnostics import P4Error
+
+COMMON = """
+header h_t { bit<8> a; bit<16> b; }
+struct headers { h_t h; }
+struct metadata { bit<16> m; }
+parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
+                inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control MyVerify(inout headers hdr, inout metadata meta) { apply { } }
+control MyEgress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply { }
+}
+control MyCompute(inout headers hdr, inout metadata meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+"""
+
+CASES = {
+    "random hash": """
+control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply {
+        hash(meta.m, HashAlgorithm.random, 16w0, { hdr.h.a }, 32w100);
+    }
+}""",
+    "action profile": """
+control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action_profile(32w128) prof;
+    action a() { }
+    table t {
+        key = { hdr.h.a: exact; }
+        actions = { a; }
+        implementation = prof;
+    }
+    apply { t.apply(); }
+}""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_unsupported_fails_at_load_with_location(name: str) -> None:
+    with pytest.raises(P4Error) as info:
+        load(COMMON + CASES[name] + v1switch())
+    text = str(info.value)
+    assert "unsupported:" in text
+    assert text.startswith("test.p4:")

@@ -1,0 +1,18 @@
+"""LinkGuardian's sender and receiver roles in p4c's STF format (portable to BMv2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lgkit.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ["sender", "receiver", "two_ports"])
+def test_lg_stf(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    program = REPO / "p4" / "linkguardian.p4"
+    code = main(["stf", str(program), str(REPO / "tests" / "lg_stf" / f"{name}.stf")])
+    assert code == 0, capsys.readouterr()

@@ -1,0 +1,53 @@
+"""`lgkit clean`, `lgkit run` and `lgkit demo` on the command line: clear errors, no tracebacks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_net_support import mininet_lock, needs_root  # noqa: F401
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def lgkit(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lgkit.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+@needs_root
+def test_clean_reports_what_it_removed(mininet_lock) -> None:  # noqa: F811
+    done = lgkit("clean")
+    assert done.returncode == 0
+    assert done.stdout.startswith("clean: ") and "interfaces" in done.stdout
+
+
+@needs_root
+def test_unknown_scenario_is_one_clear_error() -> None:
+    done = lgkit("run", "no-such-scenario", "--target", "lxbr")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: no scenario 'no-such-scenario' (known: ")
+    assert "Traceback" not in done.stderr
+
+
+@needs_root
+def test_malformed_scenario_is_one_clear_error(tmp_path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("topology: fig7\nloss_rate: 2\nflow: {client: h1, server: h3}\n")
+    done = lgkit("run", str(bad), "--target", "lxbr")
+    assert done.returncode == 1 and "malformed scenario" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_target_is_rejected_by_the_parser() -> None:
+    done = lgkit("demo", "--target", "tofino")
+    assert done.returncode == 2 and "invalid choice: 'tofino'" in done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="checks the message for non-root users")
+def test_non_root_gets_a_clear_error() -> None:
+    done = lgkit("demo")
+    assert done.returncode == 1 and "needs root" in done.stderr

@@ -1,0 +1,115 @@
+"""Corruption injectors: nft numgen drop measured against its rate, netem detected, GE maths."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
+
+from lgkit.net.injectors import InjectorUnavailable, NftInjector, make_injector, netem_status
+from lgkit.net.lossmodel import LossModel
+from lgkit.net.network import KitNetwork
+from lgkit.net.topology import load_spec
+
+PINGS = 2000
+RATE = 0.2
+BOUND = 5 * math.sqrt(RATE * (1 - RATE) / PINGS)
+"Five binomial standard deviations (a false failure about once in two million runs)."
+
+
+def test_gilbert_elliott_parameters_give_the_mean_rate() -> None:
+    model = LossModel(0.01, "ge", bad_loss=0.5, mean_burst=4)
+    p, r = model.p_good_to_bad, model.p_bad_to_good
+    stationary_bad = p / (p + r)
+    assert stationary_bad * model.bad_loss == pytest.approx(0.01)
+    assert r == pytest.approx(0.25)
+
+
+def test_loss_model_rejects_bad_values() -> None:
+    with pytest.raises(ValueError):
+        LossModel(1.5)
+    with pytest.raises(ValueError):
+        LossModel(0.1, "ge", bad_loss=0.05)
+    with pytest.raises(ValueError):
+        LossModel(0.1, "pareto")
+
+
+def _measure(injector_name: str, lines: list[str]) -> tuple[float, float]:
+    network = KitNetwork(load_spec("fig7"), "lxbr")
+    injector = None
+    try:
+        network.start()
+        injector = make_injector(injector_name, network.wire_ingress(), LossModel(RATE),
+                                 log=lines.append)
+        injector.start()
+        h1, h3 = network.node("h1"), network.node("h3")
+        b0, c0 = network.counter("B"), network.counter("C")
+        h1.cmd(f"ping -q -c {PINGS} -i 0.001 -W 1", h3.IP())
+        b, c = network.counter("B") - b0, network.counter("C") - c0
+        return (b - c) / b, b
+    finally:
+        if injector is not None:
+            injector.stop()
+        network.stop()
+
+
+@needs_root
+def test_nft_injector_loses_the_configured_share(mininet_lock) -> None:  # noqa: F811
+    lines: list[str] = []
+    loss, frames = _measure("nft", lines)
+    assert frames >= PINGS
+    assert abs(loss - RATE) < BOUND, (loss, lines)
+    assert any(line.startswith("injector: nft numgen drop on lgw1-eth1") for line in lines)
+    assert_machine_clean()
+
+
+@needs_root
+def test_auto_choice_says_why_netem_is_passed_over(mininet_lock) -> None:  # noqa: F811
+    available, why = netem_status()
+    lines: list[str] = []
+    loss, _ = _measure("auto", lines)
+    assert abs(loss - RATE) < BOUND
+    if available:
+        assert lines[-1].startswith("injector: netem")
+    else:
+        assert lines[0] == f"netem: unavailable ({why})"
+        assert lines[1].startswith("injector: nft")
+    assert_machine_clean()
+
+
+@needs_root
+def test_netem_alone_is_unavailable_with_one_clear_line_or_works() -> None:
+    available, why = netem_status()
+    if available:
+        pytest.skip("this kernel has netem; covered by the auto-choice test")
+    lines: list[str] = []
+    with pytest.raises(InjectorUnavailable, match=r"^netem: unavailable \("):
+        make_injector("netem", "lgnone-eth0", LossModel(0.1), log=lines.append)
+    assert lines == [f"netem: unavailable ({why})"]
+
+
+@needs_root
+def test_nft_gilbert_elliott_keeps_its_mean_for_open_loop_traffic(mininet_lock) -> None:  # noqa: F811,E501
+    network = KitNetwork(load_spec("fig7"), "lxbr")
+    injector = None
+    try:
+        network.start()
+        model = LossModel(0.2, "ge", bad_loss=0.5, mean_burst=20)
+        injector = NftInjector(network.wire_ingress(), model, frames_per_s=1000, seed=3)
+        injector.start()
+        h1, h3 = network.node("h1"), network.node("h3")
+        server = h3.popen(["iperf3", "-s", "-1"])
+        time.sleep(0.3)
+        b0, c0 = network.counter("B"), network.counter("C")
+        h1.cmd("iperf3 -u -c", h3.IP(), "-b 8M -l 1000 -t 4")
+        server.wait(10)
+        b, c = network.counter("B") - b0, network.counter("C") - c0
+    finally:
+        if injector is not None:
+            injector.stop()
+        network.stop()
+    assert b > 3500
+    assert 0.1 < (b - c) / b < 0.3  # ~80 good/bad cycles: a loose bound on a time average
+    assert_machine_clean()
