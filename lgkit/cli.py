@@ -7,29 +7,39 @@ import importlib
 import sys
 
 # Each module defines `register(subparsers) -> None`, adding its subcommands with
-# `set_defaults(func=...)`; `func(args) -> int` returns the exit code.
-SUBCOMMAND_MODULES: list[str] = [
-    "lgkit.sim.cli",
-    "lgkit.net.cli",
-    "lgkit.fabric.cli",
-    "lgkit.target.cli",
-    "lgkit.target.bench",
-    "lgkit.target.switch_main",
-]
+# `set_defaults(func=...)`; `func(args) -> int` returns the exit code. Only the module of the
+# command being run is imported, so every command starts fast.
+COMMAND_MODULES: dict[str, str] = {
+    "compile": "lgkit.target.cli",
+    "stf": "lgkit.target.cli",
+    "bench-pipeline": "lgkit.target.bench",
+    "switch": "lgkit.target.switch_main",
+    "switch-cli": "lgkit.target.switch_main",
+    "bench-switch": "lgkit.target.switch_main",
+    "soak": "lgkit.sim.cli",
+    "clean": "lgkit.net.cli",
+    "demo": "lgkit.net.cli",
+    "run": "lgkit.net.cli",
+    "fabric": "lgkit.fabric.cli",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with `command`'s module registered, or every module when command is None."""
     parser = argparse.ArgumentParser(
         prog="lgkit", description="LinkGuardian testbed kit: run in-network loss recovery."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
+    modules = [COMMAND_MODULES[command]] if command else dict.fromkeys(COMMAND_MODULES.values())
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = argv[0] if argv and argv[0] in COMMAND_MODULES else None
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
