@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ def _tokens_removed(text: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
+@functools.cache
 def _mangled_sources() -> list[str]:
     text = preprocess(PROGRAM.read_text(), str(PROGRAM))
     rng = random.Random(1234)
@@ -27,7 +30,18 @@ def _mangled_sources() -> list[str]:
     variants += [_tokens_removed(text, rng) for _ in range(25)]
     for needle, replacement in [("bit<8>", "bit<16>"), ("==", "="), ("8w", "8s"), ("apply", "")]:
         variants.append(text.replace(needle, replacement, 5))
+    variants += [_names_swapped(text, rng) for _ in range(25)]
     return variants
+
+
+def _names_swapped(text: str, rng: random.Random) -> str:
+    """Two identifiers of the user's part replaced by other names of the program."""
+    start = text.index("typedef bit<48> mac_t")
+    names = [m for m in re.finditer(r"[A-Za-z_]\w*", text) if m.start() > start]
+    pool = sorted({m.group() for m in names})
+    for m in sorted(rng.sample(names, 2), key=lambda m: -m.start()):
+        text = text[: m.start()] + rng.choice(pool) + text[m.end() :]
+    return text
 
 
 @pytest.mark.parametrize("index", range(len(_mangled_sources())))

@@ -6,7 +6,7 @@ Contract between the frontend and the interpreter:
   specialisation; untyped literals get InfIntT, and are converted by an implicit `Cast` node
   where the context gives them a width), for every PathExpr its `decl`, and for every Call its
   `kind` and `callee`. Implicit casts the language inserts (int literal -> bit<W>, serializable
-  enum -> underlying in arithmetic is NOT implicit) are made explicit as `Cast` nodes, so the
+  enum -> its underlying type, see below) are made explicit as `Cast` nodes, so the
   interpreter never has to infer a width.
 - Constants: the checker folds compile-time constant expressions of `const` declarations and
   sizes into `ConstDecl.value` (an int, bool, or a member name for enums).

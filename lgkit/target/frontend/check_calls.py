@@ -7,7 +7,7 @@ from collections.abc import Callable
 from lgkit.target import ir
 from lgkit.target import types as t
 from lgkit.target.frontend.check_exprs import ExprChecker
-from lgkit.target.frontend.scope import Overloads, Scope, is_extern_function
+from lgkit.target.frontend.scope import Overloads, Scope, Silent, is_extern_function
 from lgkit.target.frontend.typeops import contains_typevar, same_type, substitute, type_str, unify
 
 HEADER_METHODS = {"isValid": t.BoolT(), "setValid": t.VoidT(), "setInvalid": t.VoidT()}
@@ -45,6 +45,9 @@ class CallChecker(ExprChecker):
             call.type = decl.ret.resolved
         elif isinstance(decl, (ir.ExternDecl, Overloads)) and is_extern_function(decl):
             candidates = list(decl) if isinstance(decl, Overloads) else [decl]
+            candidates = [c for c in candidates if id(c) not in self.failed]
+            if not candidates:
+                raise Silent()
             fn = self.pick_overload([c.function for c in candidates], call.args, call.loc,
                                     target.name)
             call.kind = ir.CallKind.EXTERN_FUNCTION

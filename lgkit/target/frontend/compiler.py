@@ -37,7 +37,7 @@ def compile_file(
 ) -> CompiledProgram:
     """Compile a P4 file, with extra include directories and -D defines. Raises P4Error."""
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise error_at(ir.Loc(path, 1, 1), f"cannot read {path}: {exc}") from None
     source = preprocess(text, path, include_dirs, defines)
