@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -206,25 +207,32 @@ def tcp_rate(pair: HostPair, seconds: float) -> float | None:
     return report["end"]["sum_received"]["bits_per_second"] / 1e6
 
 
-def measure(pair: HostPair, seconds: float,
-            switch: subprocess.Popen[str]) -> dict[str, float | None]:
-    """TCP and UDP rates through a running switch process (RuntimeError if it dies)."""
+Results = dict[str, list[float | None]]  # each measure -> one value per repetition
+
+
+def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str],
+            repeat: int = 1) -> Results:
+    """TCP and UDP rates through a running switch process, `repeat` times each (RuntimeError
+    if the switch dies)."""
 
     def check_alive() -> None:
         if switch.poll() is not None:
             raise RuntimeError(f"the switch exited with status {switch.returncode}")
 
-    tcp = tcp_rate(pair, seconds)
-    check_alive()
-    udp1400 = udp_rate(pair, 1400, seconds)
-    check_alive()
-    udp64 = udp_rate(pair, 64, seconds)
-    check_alive()
-    return {"tcp_mbps": tcp, "udp1400_rx_pps": udp1400[0], "udp1400_tx_pps": udp1400[1],
-            "udp64_rx_pps": udp64[0], "udp64_tx_pps": udp64[1]}
+    results: Results = {key: [] for key in ("tcp_mbps", "udp1400_rx_pps", "udp1400_tx_pps",
+                                            "udp64_rx_pps", "udp64_tx_pps")}
+    for _ in range(repeat):
+        results["tcp_mbps"].append(tcp_rate(pair, seconds))
+        check_alive()
+        for size in (1400, 64):
+            received, sent = udp_rate(pair, size, seconds)
+            check_alive()
+            results[f"udp{size}_rx_pps"].append(received)
+            results[f"udp{size}_tx_pps"].append(sent)
+    return results
 
 
-def bench_builtin(program: str, seconds: float) -> dict[str, float | None]:
+def bench_builtin(program: str, seconds: float, repeat: int = 1) -> Results:
     with HostPair() as pair:
         addr = f"127.0.0.1:{29000 + os.getpid() % 1000}"
         switch = start_switch([sys.executable, "-m", "lgkit.cli", "switch", "-i",
@@ -233,7 +241,7 @@ def bench_builtin(program: str, seconds: float) -> dict[str, float | None]:
         try:
             _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr", addr,
                  *[x for cmd in pair.entries() for x in ("-c", cmd)])
-            result = measure(pair, seconds, switch)
+            result = measure(pair, seconds, switch, repeat)
             drops = _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr",
                          addr, "-c", "show_drops").stdout
             print("lgkit switch drop counters: " + ", ".join(drops.split("\n")).strip(", "))
@@ -242,7 +250,7 @@ def bench_builtin(program: str, seconds: float) -> dict[str, float | None]:
             stop_process(switch)
 
 
-def bench_bmv2(program: str, seconds: float) -> dict[str, float | None] | str:
+def bench_bmv2(program: str, seconds: float, repeat: int = 1) -> Results | str:
     """BMv2 simple_switch with p4c-bm2-ss and simple_switch_CLI, or why it cannot run."""
     tools = ["simple_switch", "simple_switch_CLI", "p4c-bm2-ss"]
     missing = [t for t in tools if not shutil.which(t)]
@@ -260,7 +268,7 @@ def bench_bmv2(program: str, seconds: float) -> dict[str, float | None] | str:
             subprocess.run(["simple_switch_CLI", "--thrift-port", thrift],
                            input="\n".join(pair.entries()) + "\n", text=True,
                            capture_output=True, check=True)
-            return measure(pair, seconds, switch)
+            return measure(pair, seconds, switch, repeat)
         finally:
             stop_process(switch)
 
@@ -313,11 +321,17 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _fmt(value: float | None, unit: str) -> str:
-    return "n/a" if value is None else f"{value:,.0f} {unit}"
+def _fmt(values: list[float | None], unit: str) -> str:
+    """One value, or min/median/max of several."""
+    known = sorted(v for v in values if v is not None)
+    if not known:
+        return "n/a"
+    if len(known) == 1:
+        return f"{known[0]:,.0f} {unit}"
+    return f"{known[0]:,.0f} / {statistics.median(known):,.0f} / {known[-1]:,.0f} {unit}"
 
 
-def _print_results(name: str, r: dict[str, float | None] | str) -> None:
+def _print_results(name: str, r: Results | str) -> None:
     if isinstance(r, str):
         print(f"{name}: {r}")
         return
@@ -328,7 +342,11 @@ def _print_results(name: str, r: dict[str, float | None] | str) -> None:
           f"(sent {_fmt(r['udp64_tx_pps'], 'pps')})")
 
 
-def run_benchmark(program: str, seconds: float) -> int:
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run_benchmark(program: str, seconds: float, repeat: int = 1) -> int:
     if os.geteuid() != 0:
         print("lgkit bench-switch: needs root (network namespaces)", file=sys.stderr)
         return 1
@@ -337,13 +355,18 @@ def run_benchmark(program: str, seconds: float) -> int:
         return 1
     signal.signal(signal.SIGTERM, _interrupt)  # clean up on SIGTERM as on Ctrl-C
     try:
-        _print_results("lgkit switch", bench_builtin(program, seconds))
-        _print_results("bmv2", bench_bmv2(program, seconds))
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+        print(f"{when} UTC, {os.cpu_count()} cores, {_load()}; "
+              f"{seconds:g} s runs, {repeat} per switch"
+              + ("; figures are min / median / max" if repeat > 1 else ""))
+        _print_results("lgkit switch", bench_builtin(program, seconds, repeat))
+        _print_results("bmv2", bench_bmv2(program, seconds, repeat))
         for pps in (8e6, 1e4):
             v = bench_virtual_time(program, seconds, pps)
             print(f"virtual time, 2 switches, {pps:,.0f} pps offered: "
                   f"{v['events_per_s']:,.0f} events/s, {v['packets_per_s']:,.0f} packets/s "
                   f"delivered, {v['virtual_over_wall']:.3g} virtual s per wall s")
+        print(f"at the end: {_load()}")
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or ""
         print(f"lgkit bench-switch: failed: {exc} {detail}".strip(), file=sys.stderr)

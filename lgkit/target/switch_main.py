@@ -101,6 +101,8 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--program", default=None,
                        help="the basic IPv4 program (default: p4/basic.p4 of this checkout)")
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each run")
+    bench.add_argument("--repeat", type=int, default=1,
+                       help="measure each switch N times and print min/median/max (1)")
     bench.add_argument("--quick", action="store_true", help="1 s runs, for a smoke test")
     bench.set_defaults(func=_run_bench)
 
@@ -108,8 +110,11 @@ def register(subparsers: Any) -> None:
 def _run_bench(args: argparse.Namespace) -> int:
     from .bench_switch import run_benchmark
 
+    if not 1 <= args.repeat <= 100:
+        print("lgkit bench-switch: --repeat must be in 1..100", file=sys.stderr)
+        return 2
     program = args.program or str(Path(__file__).resolve().parents[2] / "p4" / "basic.p4")
-    return run_benchmark(program, 1.0 if args.quick else args.seconds)
+    return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat)
 
 
 def resolve_options(args: argparse.Namespace) -> argparse.Namespace:

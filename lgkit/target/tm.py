@@ -183,7 +183,18 @@ class TrafficManager:
         state = self.ports.get(job.port) or self.port(job.port)
         q = state.queues[prio]
         if not (state.queued or state.busy or state.rate_bps or q.pps):
-            self._pass_through(state, job, q.depth)
+            # The fast path: an idle, unshaped port sends the packet at once (no queueing).
+            if q.depth == 0:
+                self.drops["queue_full"] += 1
+                return
+            now_us = self.clock.now_ns() // 1000
+            state.busy = True
+            try:
+                self.transmit(job, now_us, 0, 0, now_us, 0)
+            finally:
+                state.busy = False
+            if state.queued:
+                self._serve(state)
             return
         items = q.items
         if len(items) >= q.depth:
@@ -192,20 +203,6 @@ class TrafficManager:
         items.append((job, self.clock.now_ns(), len(items)))
         state.queued += 1
         if not state.busy:
-            self._serve(state)
-
-    def _pass_through(self, state: Port, job: Any, depth: int) -> None:
-        """The fast path: an idle, unshaped port sends the packet at once (no queueing)."""
-        if depth == 0:
-            self.drops["queue_full"] += 1
-            return
-        now_us = self.clock.now_ns() // 1000
-        state.busy = True
-        try:
-            self.transmit(job, now_us, 0, 0, now_us, 0)
-        finally:
-            state.busy = False
-        if state.queued:
             self._serve(state)
 
     def _serve(self, state: Port) -> None:
