@@ -17,7 +17,7 @@ VENV="$ROOT/.venv"
 STAMP="$VENV/.lgkit-setup.sha256"
 SYSTEM_PYTHON=/usr/bin/python3
 
-APT_PACKAGES=(python3-venv python3-pip mininet bridge-utils net-tools iputils-ping iperf3 redis-server
+APT_PACKAGES=(python3-venv mininet bridge-utils net-tools iputils-ping iperf3 redis-server
               nftables iproute2 ethtool tcpdump procps psmisc)
 
 say() { echo "setup: $*"; }

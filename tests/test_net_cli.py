@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,12 @@ def test_unknown_target_is_rejected_by_the_parser() -> None:
 def test_non_root_gets_a_clear_error() -> None:
     done = lgkit("demo")
     assert done.returncode == 1 and "needs root" in done.stderr
+
+
+@needs_root
+def test_bmv2_without_bmv2_says_what_is_missing() -> None:
+    if shutil.which("simple_switch_grpc") and shutil.which("p4c"):
+        pytest.skip("BMv2 is installed here")
+    done = lgkit("demo", "--target", "bmv2")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: bmv2: ") and "not installed" in done.stderr

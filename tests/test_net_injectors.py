@@ -8,7 +8,14 @@ import time
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
-from lgkit.net.injectors import InjectorUnavailable, NftInjector, make_injector, netem_status
+from lgkit.net.injectors import (
+    InjectorUnavailable,
+    NetemInjector,
+    NftInjector,
+    WirePorts,
+    make_injector,
+    netem_status,
+)
 from lgkit.net.lossmodel import LossModel
 from lgkit.net.network import KitNetwork
 from lgkit.net.topology import load_spec
@@ -41,7 +48,7 @@ def _measure(injector_name: str, lines: list[str]) -> tuple[float, float]:
     injector = None
     try:
         network.start()
-        injector = make_injector(injector_name, network.wire_ingress(), LossModel(RATE),
+        injector = make_injector(injector_name, network.wire_ports(), LossModel(RATE),
                                  log=lines.append)
         injector.start()
         h1, h3 = network.node("h1"), network.node("h3")
@@ -86,7 +93,8 @@ def test_netem_alone_is_unavailable_with_one_clear_line_or_works() -> None:
         pytest.skip("this kernel has netem; covered by the auto-choice test")
     lines: list[str] = []
     with pytest.raises(InjectorUnavailable, match=r"^netem: unavailable \("):
-        make_injector("netem", "lgnone-eth0", LossModel(0.1), log=lines.append)
+        make_injector("netem", WirePorts("lgnone-eth0", "lgnone-eth1"), LossModel(0.1),
+                      log=lines.append)
     assert lines == [f"netem: unavailable ({why})"]
 
 
@@ -113,3 +121,13 @@ def test_nft_gilbert_elliott_keeps_its_mean_for_open_loop_traffic(mininet_lock) 
     assert b > 3500
     assert 0.1 < (b - c) / b < 0.3  # ~80 good/bad cycles: a loose bound on a time average
     assert_machine_clean()
+
+
+def test_netem_arguments_for_both_models() -> None:
+    iid = NetemInjector.loss_args(LossModel(0.01))
+    assert iid == ["loss", "random", "1.000000%"]
+    ge = NetemInjector.loss_args(LossModel(0.01, "ge", bad_loss=0.5, mean_burst=4))
+    assert ge[:2] == ["loss", "gemodel"]
+    p, r, bad, good = (float(x.rstrip("%")) / 100 for x in ge[2:])
+    assert (r, bad, good) == (0.25, 0.5, 0.0)
+    assert p / (p + r) * bad == pytest.approx(0.01)

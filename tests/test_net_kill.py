@@ -30,7 +30,8 @@ def _start_run(tmp_path: Path) -> tuple[subprocess.Popen, Path]:
     scenario = tmp_path / "killme.yaml"
     scenario.write_text(SCENARIO)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lgkit.cli", "run", str(scenario), "--target", "lxbr"],
+        [sys.executable, "-m", "lgkit.cli", "run", str(scenario), "--target", "lxbr",
+         "--results", str(tmp_path / "runs")],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     run_dir = None
     deadline = time.monotonic() + 60

@@ -75,14 +75,14 @@ def test_with_lg_effective_loss_is_zero(lg_bed, tmp_path) -> None:
 
 def test_corruptd_turns_lg_on_and_off_by_itself(lg_bed) -> None:
     bed, injector, protection = lg_bed
-    events: queue.Queue[tuple[str, float, int]] = queue.Queue()
+    events: queue.Queue[tuple[str, float, int, int]] = queue.Queue()
 
     def on_request(request) -> None:
         if request.protect:
-            events.put(("on", request.loss, protection.enable(request.loss)))
+            events.put(("on", request.loss, protection.enable(request.loss), request.frames))
         else:
             protection.disable()
-            events.put(("off", request.loss, 0))
+            events.put(("off", request.loss, 0, request.frames))
 
     notifier = LocalNotifier()
     notifier.subscribe(on_request)
@@ -104,6 +104,9 @@ def test_corruptd_turns_lg_on_and_off_by_itself(lg_bed) -> None:
         injector.start()
     assert on[0] == "on" and on[1] >= SCENARIO.corruptd.threshold
     assert on[2] == copies_for(1e-8, on[1])  # Eq. 2 on the measured loss
+    window = SCENARIO.corruptd.window_frames
+    assert window <= on[3] < 2 * window  # decided as soon as one window was full
+    assert window <= off[3] < 2 * window
     assert off[0] == "off" and off[1] < SCENARIO.corruptd.threshold
 
 

@@ -92,6 +92,10 @@ def test_lpm_prefix_from_written_digits() -> None:
     assert lpm_value("0x0A0000**", 32) == (0x0A000000, 24)
     assert lpm_value("0x0A000000/8", 32) == (0x0A000000, 8)
     assert lpm_value("10", 32) == (10, 32)
+    # without '*' the written digits still give the prefix, as p4c's runner computes it
+    assert lpm_value("0x0A010065", 32) == (0x0A010065, 32)
+    assert lpm_value("0x12", 16) == (0x12, 8)
+    assert lpm_value("0b101", 8) == (0b101, 3)
     with pytest.raises(ValueError):
         lpm_value("0x0A/40", 32)
 

@@ -91,3 +91,19 @@ def test_missing_files_are_reported(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no such file" in capsys.readouterr().err
     assert main(["stf", str(TABLES), str(tmp_path / "nope.stf")]) == 1
     assert "nope.stf" in capsys.readouterr().err
+
+
+def test_expect_without_data_leaves_the_port_unchecked(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    # p4c's runner: `expect PORT` with no data accepts any number of packets on PORT (also
+    # none), while the other ports are still checked
+    stf_text = (
+        "packet 1 01 00 1234 00 00 00 00\npacket 1 01 00 1234 00 00 00 00\n"
+        "expect 1\nexpect 2\n"
+    )
+    code, out, _, _ = run(tmp_path, TABLES, stf_text, capsys)
+    assert code == 0, out
+    code, out, _, _ = run(tmp_path, TABLES, stf_text + "expect 3 01\n", capsys)
+    assert code == 1
+    assert "port 3: expected 1 packet(s), got 0" in out

@@ -44,16 +44,23 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="corruptd's channel to the switch control")
     parser.add_argument("--rate-mbps", type=float, help="link rate (default: per target)")
     parser.add_argument("--seconds", type=float, help="override the flow length")
+    parser.add_argument("--results", help="folder that receives the run's results folder "
+                                          "(default measurements/runs)")
     parser.add_argument("--program", help="P4 program (default: p4/linkguardian.p4; "
                                           "another program runs the lg_off phase only)")
 
 
-def _preflight() -> str | None:
+def _preflight(target: str) -> str | None:
     if os.geteuid() != 0:
         return "this command needs root (Mininet creates namespaces and interfaces)"
     missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl")
     if missing:
         return f"missing tools: {', '.join(missing)} (run `make setup`)"
+    if target == "bmv2":
+        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
+        if missing:
+            return (f"bmv2: {', '.join(missing)} not installed (BMv2 and p4c come with the "
+                    "Vagrant VM; use --target builtin here)")
     return None
 
 
@@ -72,7 +79,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    problem = _preflight()
+    problem = _preflight(args.target)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1

@@ -11,7 +11,13 @@ from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
 from lgkit.net.experiment import experiment
 from lgkit.net.injectors import InjectorUnavailable, make_injector
-from lgkit.net.lgprotection import LG_PROGRAM, lg_available, make_protection, p4_injector
+from lgkit.net.lgprotection import (
+    LG_PROGRAM,
+    frames_per_s,
+    lg_available,
+    make_protection,
+    p4_injector,
+)
 from lgkit.net.p4switch import SwitchError, TargetUnavailable
 from lgkit.net.runner import PhaseRunner, format_table
 from lgkit.net.scenario import ScenarioError, load_scenario
@@ -51,7 +57,8 @@ def run_experiment(args: argparse.Namespace, log=print) -> Path:
                 "program": str(program),
                 "topology": spec.name, "phases": phases, "injector_choice": args.injector}
     try:
-        with experiment(f"{scenario.name}-{args.target}", metadata, log=log) as store:
+        root = Path(args.results) if getattr(args, "results", None) else None
+        with experiment(f"{scenario.name}-{args.target}", metadata, root=root, log=log) as store:
             _run_in(store, scenario, spec, phases, program, use_lg, args, log)
             return store.path
     except EXPECTED as exc:
@@ -80,10 +87,11 @@ def _run_in(store, scenario, spec, phases, program: Path, use_lg: bool, args, lo
         if args.injector == "p4":
             injector = p4_injector(testbed, scenario.loss, log)
         else:
-            injector = make_injector(args.injector, testbed.network.wire_ingress(),
-                                     scenario.loss, log)
+            injector = make_injector(args.injector, testbed.network.wire_ports(),
+                                     scenario.loss, log, frames_per_s(testbed))
         injector.start()
-        store.note(injector=injector.describe())
+        store.note(injector=injector.describe(), link_rate_mbps=testbed.rate_mbps,
+                   paper_link_gbps=spec.paper_link_gbps)
         protection = make_protection(testbed, scenario.target_loss) if use_lg else None
         runner = PhaseRunner(testbed, scenario, injector, store, protection, args.notifier, log)
         rows = []

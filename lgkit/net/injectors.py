@@ -16,6 +16,16 @@ NFT_SCALE = 1_000_000
 "nftables draws numgen random mod NFT_SCALE: loss rates resolve to 1e-6."
 
 
+@dataclass(frozen=True)
+class WirePorts:
+    """The wire bridge's two ports on the protected link."""
+
+    from_sender: str
+    "Receives the sender's frames: nftables drops on its netdev ingress."
+    toward_receiver: str
+    "Sends them on to the receiver: netem sits on its egress."
+
+
 class InjectorUnavailable(RuntimeError):
     """This injector cannot run on this machine (the message says why)."""
 
@@ -81,17 +91,19 @@ class NetemInjector:
             raise InjectorUnavailable(f"netem: unavailable ({why})")
         self.iface, self.model = iface, model
 
-    def _loss_args(self) -> list[str]:
-        m = self.model
+    @staticmethod
+    def loss_args(m: LossModel) -> list[str]:
+        """netem's loss arguments for a model."""
         if m.kind == "iid":
             return ["loss", "random", f"{m.rate * 100:.6f}%"]
+        # gemodel p r 1-h 1-k: 1-h is the loss probability in the bad state, 1-k in the good one
         return ["loss", "gemodel", f"{m.p_good_to_bad * 100:.6f}%", f"{m.p_bad_to_good * 100:.6f}%",
-                f"{(1 - m.bad_loss) * 100:.6f}%", "0%"]
+                f"{m.bad_loss * 100:.6f}%", "0%"]
 
     def start(self) -> None:
         """Attach the netem qdisc."""
         done = _run("tc", "qdisc", "replace", "dev", self.iface, "root", "netem",
-                    *self._loss_args())
+                    *self.loss_args(self.model))
         if done.returncode:
             raise InjectorUnavailable(f"netem: unavailable ({done.stderr.strip()})")
 
@@ -128,8 +140,8 @@ class NftInjector:
             raise InjectorUnavailable(f"nft: unavailable ({why})")
         self.iface, self.model, self.frames_per_s = iface, model, frames_per_s
         self.table = naming.NFT_TABLE_PREFIX + "inj_" + iface.replace("-", "_")
-        self.seed = seed
-        self._switcher: StateSwitcher | None = None
+        self._switcher = (StateSwitcher(model, lambda rate: self._apply(rate, create=False),
+                                        frames_per_s, seed) if model.kind == "ge" else None)
 
     def _apply(self, rate: float, create: bool) -> None:
         threshold = round(rate * NFT_SCALE)
@@ -160,8 +172,6 @@ class NftInjector:
             self._apply(self.model.rate, create=True)
             return
         self._apply(0.0, create=True)
-        self._switcher = StateSwitcher(self.model, lambda rate: self._apply(rate, create=False),
-                                       self.frames_per_s, self.seed)
         self._switcher.start()
 
     def counts(self) -> NftCounts:
@@ -181,10 +191,12 @@ class NftInjector:
 
     def describe(self) -> str:
         """One line for the user."""
-        return f"nft numgen drop on {self.iface} netdev ingress, {self.model.describe()}"
+        timing = f"; {self._switcher.describe()}" if self._switcher is not None else ""
+        return f"nft numgen drop on {self.iface} netdev ingress, {self.model.describe()}{timing}"
 
 
-def make_injector(choice: str, iface: str, model: LossModel, log=print) -> Injector:
+def make_injector(choice: str, wire: WirePorts, model: LossModel, log=print,
+                  frames_per_s: float = 5000.0) -> Injector:
     """The requested injector, or for `auto` the first available of netem, nft.
 
     Each unavailable injector that is passed over gets one line; the chosen one is printed.
@@ -193,11 +205,11 @@ def make_injector(choice: str, iface: str, model: LossModel, log=print) -> Injec
     if choice not in ("auto", "netem", "nft"):
         raise ValueError(f"unknown injector '{choice}' (choose from auto, netem, nft, p4)")
     candidates = ["netem", "nft"] if choice == "auto" else [choice]
-    makers = {"netem": NetemInjector, "nft": NftInjector}
     reasons = []
     for name in candidates:
         try:
-            injector = makers[name](iface, model)
+            injector = (NetemInjector(wire.toward_receiver, model) if name == "netem"
+                        else NftInjector(wire.from_sender, model, frames_per_s))
         except InjectorUnavailable as exc:
             log(str(exc))
             reasons.append(str(exc))

@@ -23,7 +23,11 @@ REPO = Path(__file__).resolve().parents[2]
 LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
 FRAME_BITS = 1514 * 8
 TIMEOUT_FRAMES = 20
-"ackNoTimeout on scaled links: this many full frame times (7 us is ~60 frames at 100G)."
+"ackNoTimeout on scaled links: this many full frame times (7 us is ~60 frames at 100G) ..."
+MIN_TIMEOUT_US = 20_000
+"""... but at least 20 ms: software switches on a busy host get descheduled for ms at a time,
+and a receiver that gives up on a hole too early loses the packet for good (a longer wait
+stalls delivery when a retransmission really is lost)."""
 RECIRC_QUEUE_DEPTH = 1024
 "Packets the recirculation port may queue (Tx copies and reordered packets loop there)."
 DROP_COUNTER = "lg_cnt_corrupt_drops"
@@ -60,7 +64,7 @@ class TestbedProtection:
         """LG parameters for the measured loss, with timing scaled to the link rate."""
         frame_us = FRAME_BITS / (self.testbed.rate_mbps or 1000.0)
         return LGParams(target_loss=self.target_loss, actual_loss=min(max(loss, MIN_LOSS), 0.5),
-                        ack_timeout_us=round(TIMEOUT_FRAMES * frame_us))
+                        ack_timeout_us=max(MIN_TIMEOUT_US, round(TIMEOUT_FRAMES * frame_us)))
 
     def _link(self, loss: float) -> ProtectedLink:
         sender, receiver = self.testbed.spec.protected
@@ -93,8 +97,9 @@ class P4Dropper:
         sender, receiver = testbed.spec.protected
         self.switch, self.port = sender, testbed.network.port(sender, receiver)
         self.writer = P4RuntimeLGWriter(testbed.sessions[sender])
-        self.model, self.frames_per_s = model, frames_per_s
-        self._switcher: StateSwitcher | None = None
+        self.model = model
+        self._switcher = (StateSwitcher(model, self._apply, frames_per_s)
+                          if model.kind == "ge" else None)
 
     def _apply(self, rate: float) -> None:
         apply_ops(self.writer, corruption_ops(self.port, rate))
@@ -109,7 +114,7 @@ class P4Dropper:
         if self.model.kind == "iid":
             self._apply(self.model.rate)
             return
-        self._switcher = StateSwitcher(self.model, self._apply, self.frames_per_s)
+        self._apply(0.0)
         self._switcher.start()
 
     def stop(self) -> None:
@@ -120,8 +125,14 @@ class P4Dropper:
 
     def describe(self) -> str:
         """One line for the user."""
+        timing = f"; {self._switcher.describe()}" if self._switcher is not None else ""
         return (f"in-P4 dropper on {self.switch} port {self.port} (after the LG header), "
-                f"{self.model.describe()}")
+                f"{self.model.describe()}{timing}")
+
+
+def frames_per_s(testbed: Testbed) -> float:
+    """Full-size frames per second at the testbed's link rate (Linux bridges: 100 Mb/s)."""
+    return (testbed.rate_mbps or 100.0) * 1e6 / FRAME_BITS
 
 
 def p4_injector(testbed: Testbed, model: LossModel, log: Log = print) -> P4Dropper:
@@ -131,8 +142,7 @@ def p4_injector(testbed: Testbed, model: LossModel, log: Log = print) -> P4Dropp
     if testbed.program != LG_PROGRAM or not testbed.is_p4:
         raise InjectorUnavailable("p4: unavailable (needs the LinkGuardian program on a P4 "
                                   "target)")
-    frames_per_s = (testbed.rate_mbps or 100.0) * 1e6 / FRAME_BITS
-    injector = P4Dropper(testbed, model, frames_per_s)
+    injector = P4Dropper(testbed, model, frames_per_s(testbed))
     testbed.unseen_drops = injector.dropped
     log(f"injector: {injector.describe()}")
     return injector

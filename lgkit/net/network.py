@@ -11,6 +11,7 @@ from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 
 from lgkit.net.cleanup import kill_processes, processes_in_namespace_of
+from lgkit.net.injectors import WirePorts
 from lgkit.net.lock import machine_lock
 from lgkit.net.naming import node_name
 from lgkit.net.p4switch import P4Switch
@@ -147,9 +148,15 @@ class KitNetwork:
         return sw.ports[sw.intf(self.interface(switch, neighbour))]
 
     def wire_ingress(self) -> str:
-        """The wire's port that receives from the protected link's sender (where loss is made)."""
+        """The wire's port that receives from the protected link's sender."""
         sender, _ = self.spec.protected
         return self.node(WIRE).connectionsTo(self.node(sender))[0][0].name
+
+    def wire_ports(self) -> WirePorts:
+        """Both wire ports of the protected link (where the injectors work)."""
+        _, receiver = self.spec.protected
+        toward = self.node(WIRE).connectionsTo(self.node(receiver))[0][0].name
+        return WirePorts(self.wire_ingress(), toward)
 
     def counter(self, point: str) -> int:
         """Packets counted at measurement point A-D (interface statistics, any target)."""

@@ -93,10 +93,18 @@ class PhaseRunner:
         self.store.append("phases", asdict(result))
         return result
 
+    def _record_drops(self, phase: str, before: dict[tuple[str, str], int]) -> None:
+        """Append the switches' drops during the phase, by cause, to the `drops` table."""
+        for (switch, cause), count in sorted(self.testbed.drop_counts().items()):
+            if count > before.get((switch, cause), 0):
+                self.store.append("drops", {"phase": phase, "switch": switch, "cause": cause,
+                                            "packets": count - before.get((switch, cause), 0)})
+
     def _measure(self, phase: str) -> PhaseResult:
         flow = self.scenario.flow
         client = self.testbed.network.node(flow.client)
         server = self.testbed.network.node(flow.server)
+        drops_before = self.testbed.drop_counts()
         with IperfServer(server), CounterSampler(self.store, phase, self.testbed.counts):
             before = self.testbed.counts()
             self._flow_start = time.monotonic()
@@ -104,6 +112,7 @@ class PhaseRunner:
             time.sleep(SETTLE_S)
             end = self.testbed.counts()
         delta = end - before
+        self._record_drops(phase, drops_before)
         result = PhaseResult(phase, self.scenario.loss.rate, delta.actual_loss,
                              delta.effective_loss, tcp.retransmits, tcp.goodput_mbps, delta.b)
         if self._activation is not None:

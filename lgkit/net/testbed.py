@@ -94,6 +94,19 @@ class Testbed:
             return counts
         return dataclasses.replace(counts, b=counts.b + self.unseen_drops())
 
+    def drop_counts(self) -> dict[tuple[str, str], int]:
+        """(switch, cause) -> packets the switch dropped so far (built-in target only: BMv2's
+        runtime CLI has no drop report)."""
+        if self.target != "builtin":
+            return {}
+        counts = {}
+        for switch in self.spec.switches:
+            for line in self.network.node(switch).switch_cli(["show_drops"]).splitlines():
+                cause, _, value = line.partition(":")
+                if value.strip().isdigit():
+                    counts[(switch, cause.strip())] = int(value)
+        return counts
+
     def stop(self) -> None:
         """Close sessions and stop the network (safe to call twice)."""
         for session in self.sessions.values():

@@ -140,6 +140,7 @@ class Pipeline:
         self.logs: list[str] = compiled.logs
         self.rng = random.Random(seed)
         compiled.ns["_rng"] = self.rng
+        self.drop_port = DROP_PORT
         from lgkit.target import v1model  # v1model imports this module's job types
 
         self._v1 = v1model
@@ -149,6 +150,17 @@ class Pipeline:
     def load(cls, compiled: Any, seed: int | None = None) -> Pipeline:
         """Build the pipeline of a frontend CompiledProgram (anything with `.ir`)."""
         return cls(compile_v1model(compiled.ir), getattr(compiled, "name", ""), seed)
+
+    @property
+    def drop_port(self) -> int:
+        """The egress port that means "drop" (simple_switch --drop-port, 511 by default); used
+        by mark_to_drop and by the end-of-ingress/egress decisions."""
+        return self._drop_port
+
+    @drop_port.setter
+    def drop_port(self, port: int) -> None:
+        self._drop_port = port
+        self.code.ns["_drop_port"] = port
 
     def seed(self, seed: int) -> None:
         """Re-seed the generator behind random()."""

@@ -17,7 +17,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from lgkit.target.interp.runtime import Ctx, ExitBlock, StackIndexError, deparse
-from lgkit.target.pipeline import DROP_PORT, EgressJob, EgressResult, IngressJob, IngressResult
+from lgkit.target.pipeline import EgressJob, EgressResult, IngressJob, IngressResult
 
 if TYPE_CHECKING:
     from lgkit.target.pipeline import Pipeline
@@ -150,7 +150,7 @@ def ingress_pass(
             )
         return result
     spec = S[x.egress_spec]
-    if spec == DROP_PORT:
+    if spec == pl.drop_port:
         result.drops = 1
         return result
     S[x.instance_type] = NORMAL
@@ -221,7 +221,7 @@ def egress_pass(
     result = EgressResult(None, [], None, False)
     if P.clone is not None:
         _egress_clone(pl, x, S, P, result)
-    if S[x.egress_spec] == DROP_PORT:
+    if S[x.egress_spec] == pl.drop_port:
         result.dropped = True
         return result
     _run(pl, x.compute, S, P)

@@ -324,12 +324,19 @@ class Calls:
         return handler(fx, call, args)
 
     def _fn_mark_to_drop(self, fx: FnCtx, call: ir.Call, args: list) -> str:
-        if not args:
-            raise unsupported(call, "mark_to_drop() without standard_metadata")
-        place = fx.eg.place(args[0])
-        t = place.type
-        fx.line(f"S[{place.at(field_offset(t, 'egress_spec'))}] = 511")
-        fx.line(f"S[{place.at(field_offset(t, 'mcast_grp'))}] = 0")
+        """egress_spec = the pipeline's drop port (global _drop_port), mcast_grp = 0. The
+        deprecated argument-less form acts on the pass's standard_metadata."""
+        if args:
+            place = fx.eg.place(args[0])
+            t = place.type
+            spec = f"S[{place.at(field_offset(t, 'egress_spec'))}]"
+            mcast = f"S[{place.at(field_offset(t, 'mcast_grp'))}]"
+        else:
+            spec, mcast = self.gen.sm_ref("egress_spec"), self.gen.sm_ref("mcast_grp")
+            if spec is None or mcast is None:
+                raise unsupported(call, "mark_to_drop() without standard_metadata")
+        fx.line(f"{spec} = _drop_port")
+        fx.line(f"{mcast} = 0")
         return ""
 
     def _fn_verify(self, fx: FnCtx, call: ir.Call, args: list) -> str:
@@ -498,5 +505,5 @@ def _header_bytes(t: StructLikeT) -> int:
             bits += 1
         elif not isinstance(ft, VarbitT | TypeVarT):
             bits += scalar_width(ft)
-    return bits // 8
+    return (bits + 7) // 8  # padded to whole bytes, like the header on the wire
 

@@ -93,6 +93,7 @@ class TablePlan:
     entries: list[tuple[list, str, list[str], int]] = field(default_factory=list)
     entries_const: bool = False
     largest_priority_wins: bool = True
+    bmv2_priorities: bool = False  # const entries use @priority(n): the smallest n wins
     direct_counter: str | None = None
     direct_meter: str | None = None
     direct_counter_kind: str = "packets_and_bytes"

@@ -296,11 +296,10 @@ class ExprGen:
     def _ex_Binary(self, e: ir.Binary) -> str:
         op = e.op
         if op in ("&&", "||"):
-            a, b = self.ex(e.left), self.ex(e.right)
-            return f"({a} {'and' if op == '&&' else 'or'} {b})"
+            return self._logical(e)
         if op in ("==", "!="):
             return self._equality(e)
-        a, b = self.ex(e.left), self.ex(e.right)
+        a, b = self._operands(e.left, e.right)
         t = e.type
         if op in ("<", "<=", ">", ">="):
             return f"({a} {op} {b})"
@@ -321,13 +320,51 @@ class ExprGen:
             return self._saturate(e, a, b)
         raise unsupported(e, f"operator {op}")
 
+    def _captured(self, e: ir.Expr) -> tuple[str, list[str]]:
+        """Code for e and the statement lines its evaluation needs (calls with copy-in/out),
+        taken out of the function so the caller decides where they run."""
+        lines = self.fx.lines
+        mark = len(lines)
+        code = self.ex(e)
+        body = lines[mark:]
+        del lines[mark:]
+        return code, body
+
+    def _operands(self, left: ir.Expr, right: ir.Expr) -> tuple[str, str]:
+        """Both operands, left evaluated before any side effect of the right one (P4 evaluates
+        left to right)."""
+        a = self.ex(left)
+        b, body = self._captured(right)
+        if body and self.const_int(left) is None:
+            ta = self.fx.temp()
+            self.fx.line(f"{ta} = {a}")
+            a = ta
+        self.fx.lines.extend(body)
+        return a, b
+
+    def _logical(self, e: ir.Binary) -> str:
+        """&& and ||: the right operand (and its side effects) runs only when the left one does
+        not decide the result."""
+        py = "and" if e.op == "&&" else "or"
+        a = self.ex(e.left)
+        b, body = self._captured(e.right)
+        if not body:
+            return f"({a} {py} {b})"
+        fx = self.fx
+        t = fx.temp()
+        fx.line(f"{t} = {a}")
+        fx.line(f"if {t}:" if e.op == "&&" else f"if not {t}:")
+        fx.lines.extend("    " + line for line in body)
+        fx.line(f"    {t} = {b}")
+        return t
+
     def _equality(self, e: ir.Binary) -> str:
         lt = e.left.type
         neg = e.op == "!="
         if self._is_scalar_type(lt) or lt is None:
-            a, b = self.ex(e.left), self.ex(e.right)
+            a, b = self._operands(e.left, e.right)
             return f"({a} {e.op} {b})"
-        a, b = self.ex(e.left), self.ex(e.right)
+        a, b = self._operands(e.left, e.right)
         if isinstance(lt, StructLikeT | StackT | TupleT | VarbitT):
             code = f"_agg_eq({a}, {b}, {self.fx.gen.const_obj(_valid_offsets(lt))})"
             return f"(not {code})" if neg else code
@@ -382,9 +419,19 @@ class ExprGen:
 
     def _ex_Ternary(self, e: ir.Ternary) -> str:
         c = self.ex(e.cond)
-        a = self.ex(e.then)
-        b = self.ex(e.other)
-        return f"({a} if {c} else {b})"
+        a, a_body = self._captured(e.then)
+        b, b_body = self._captured(e.other)
+        if not a_body and not b_body:
+            return f"({a} if {c} else {b})"
+        fx = self.fx
+        t = fx.temp()
+        fx.line(f"if {c}:")
+        fx.lines.extend("    " + line for line in a_body)
+        fx.line(f"    {t} = {a}")
+        fx.line("else:")
+        fx.lines.extend("    " + line for line in b_body)
+        fx.line(f"    {t} = {b}")
+        return t
 
     def _ex_Cast(self, e: ir.Cast) -> str:
         to, frm = e.type, e.expr.type

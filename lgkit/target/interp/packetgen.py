@@ -47,9 +47,13 @@ def packet_method(calls: Calls, fx: FnCtx, call: ir.Call, b: PacketB, name: str)
                 half = 1 << (w - 1)
                 code = f"((({code}) + {half}) & {hex((1 << w) - 1)}) - {half}"
             return f"({code} != 0)" if isinstance(t, BoolT) else code
-        if isinstance(t, StructLikeT) and t.kind == "header":
+        if isinstance(t, StructLikeT) and t.kind in ("header", "struct") and all(
+            isinstance(ft, BitsT | BoolT) for _, ft in t.fields
+        ):
             tmp = fx.temp()
-            values = _read_header(gen, fx, t, tmp)
+            values = _read_header(gen, fx, t, tmp, padded=False)
+            if t.kind == "struct":
+                return "[" + ", ".join(values) + "]"
             return "[1, " + ", ".join(values) + "]"
         raise unsupported(call, "lookahead of this type")
     if name == "advance":
@@ -68,9 +72,12 @@ def packet_method(calls: Calls, fx: FnCtx, call: ir.Call, b: PacketB, name: str)
     raise unsupported(call, f"packet_in.{name}")
 
 
-def _read_header(gen: CodeGen, fx: FnCtx, t: StructLikeT, tmp: str) -> list[str]:
-    """Emit a bounds check and a read of a fixed header at pos; returns field value codes."""
-    width = _fixed_bits(t)
+def _read_header(
+    gen: CodeGen, fx: FnCtx, t: StructLikeT, tmp: str, padded: bool = True
+) -> list[str]:
+    """Emit a bounds check and a read of a fixed header at pos; returns field value codes.
+    `padded`: the header occupies whole bytes in the packet (see _padded_bits)."""
+    width = _padded_bits(t) if padded else _fixed_bits(t)
     nbytes = (width + 7) // 8
     fx.line(f"if pos + {width} > end:")
     with fx.indent():
@@ -105,6 +112,14 @@ def _fixed_bits(t: StructLikeT) -> int:
     return sum(scalar_width(ft) for _, ft in t.fields if not isinstance(ft, VarbitT))
 
 
+def _padded_bits(t: StructLikeT) -> int:
+    """Bits a fixed header occupies in the packet. As in BMv2 (p4c's backend appends a padding
+    field to every header type whose width is not a multiple of 8), extract consumes and emit
+    writes whole bytes; the padding bits are dropped on extract and emitted as zeros."""
+    width = _fixed_bits(t)
+    return width + (-width % 8)
+
+
 def _extract(gen: CodeGen, fx: FnCtx, call: ir.Call, args: list[ir.Expr]) -> None:
     target = args[0]
     t = target.type
@@ -127,7 +142,7 @@ def _extract(gen: CodeGen, fx: FnCtx, call: ir.Call, args: list[ir.Expr]) -> Non
         tmp = fx.temp()
         values = _read_header(gen, fx, t, tmp)
         fx.line(f"{place.span()} = (1, {', '.join(values)})")
-        fx.line(f"pos += {_fixed_bits(t)}")
+        fx.line(f"pos += {_padded_bits(t)}")
     if stack is not None:
         stack_place = fx.eg.place(stack)
         fx.line(f"{stack_place.ref()} += 1")
@@ -227,7 +242,7 @@ def _emit_place(fx: FnCtx, place: Place) -> None:
                     fx.line(f"P.out.append(({_field_bits(place, off, ft)}, {scalar_width(ft)}))")
                     off += 1
             return
-        width = _fixed_bits(t)
+        width = _padded_bits(t)
         terms = []
         shift = width
         off = 1
@@ -236,10 +251,7 @@ def _emit_place(fx: FnCtx, place: Place) -> None:
             v = _field_bits(place, off, ft)
             terms.append(f"({v} << {shift})" if shift else v)
             off += 1
-        if width % 8:
-            fx.line(f"P.out.append(({' | '.join(terms)}, {width}))")
-        else:
-            fx.line(f"P.out.append(({' | '.join(terms)}).to_bytes({width // 8}, 'big'))")
+        fx.line(f"P.out.append(({' | '.join(terms)}).to_bytes({width // 8}, 'big'))")
 
 
 def _field_bits(place: Place, off: int, ft: object) -> str:
@@ -335,7 +347,7 @@ def _always_aligned(decl: ir.ParserDecl) -> bool:
                 t = node.args[0].value.type
                 if not isinstance(t, StructLikeT) or len(node.args) > 1:
                     ok = False
-                elif any(isinstance(ft, VarbitT) for _, ft in t.fields) or _fixed_bits(t) % 8:
+                elif any(isinstance(ft, VarbitT) for _, ft in t.fields):
                     ok = False
             elif name == "advance" and node.args:
                 amount = node.args[0].value

@@ -120,15 +120,17 @@ class Stmts:
         self._store(fx, fx.eg.place(lhs), value)
 
     def _assign_slice(self, fx: FnCtx, lhs: ir.Slice, value: str) -> None:
-        base_t = lhs.expr.type
-        width = lhs.hi - lhs.lo + 1
+        base, lo, hi = lhs.expr, lhs.lo, lhs.hi
+        while isinstance(base, ir.Slice):  # x[a:b][c:d] is x[b+c:b+d]
+            lo, hi = base.lo + lo, base.lo + hi
+            base = base.expr
+        base_t = base.type
+        width = hi - lo + 1
         m = (1 << width) - 1
-        if isinstance(lhs.expr, ir.Slice):
-            raise unsupported(lhs, "assignment to a slice of a slice")
-        target = self._scalar_target(fx, lhs.expr)
+        target = self._scalar_target(fx, base)
         full = (1 << base_t.width) - 1 if isinstance(base_t, BitsT) else m
-        keep = full ^ (m << lhs.lo)
-        code = f"({target} & {hex(keep)}) | ((({value}) & {hex(m)}) << {lhs.lo})"
+        keep = full ^ (m << lo)
+        code = f"({target} & {hex(keep)}) | ((({value}) & {hex(m)}) << {lo})"
         if isinstance(base_t, BitsT) and base_t.signed:
             code = fit(code, base_t)
         fx.line(f"{target} = {code}")

@@ -107,8 +107,14 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
             raise unsupported(d.properties[prop], f"table property '{prop}'")
     lpw = d.properties.get("largest_priority_wins")
     plan.largest_priority_wins = not (isinstance(lpw, ir.BoolLit) and not lpw.value)
-    for entry in d.entries:
-        plan.entries.append(_entry_codes(gen, fx, scope, entry, keys))
+    plan.bmv2_priorities = any("priority" in e.annotations for e in d.entries) and all(
+        e.priority is None for e in d.entries
+    )
+    for i, entry in enumerate(d.entries):
+        codes = _entry_codes(gen, fx, scope, entry, keys)
+        if plan.bmv2_priorities:
+            codes = (*codes[:3], _bmv2_priority(entry, i))
+        plan.entries.append(codes)
     key = "(" + "".join(c + ", " for c in key_codes) + ")"
     fx.line(f"h = {var}._lookup({key})")
     if plan.direct_counter:
@@ -178,8 +184,20 @@ def _default_action(gen: CodeGen, fx: Any, d: ir.TableDecl, actions: list) -> tu
     if ref is None:
         return (NO_ACTION, [])
     b = _action(gen, fx.scope, ref)
-    args = [fx.eg.ex(a.value) for a in ref.args]
+    args = [fx.eg.ex(a) for a in _data_args(b, ref)]
     return (b.qname, args)
+
+
+def _data_args(b: ActionB, ref: ir.ActionRef) -> list[ir.Expr]:
+    """The action-data arguments of a default action or entry: a call that gives every
+    argument also binds the directional parameters, which are not action data."""
+    params = b.decl.params
+    if len(ref.args) != len(params) or any(a.name for a in ref.args):
+        by_name = {a.name: a.value for a in ref.args if a.name}
+        if by_name:
+            return [by_name[p.name] for p in params if not p.direction and p.name in by_name]
+        return [a.value for a in ref.args]
+    return [a.value for p, a in zip(params, ref.args, strict=True) if not p.direction]
 
 
 def _entry_codes(gen: CodeGen, fx: Any, scope: Scope, entry: ir.Entry, keys: list[KeySpec]):
@@ -187,9 +205,23 @@ def _entry_codes(gen: CodeGen, fx: Any, scope: Scope, entry: ir.Entry, keys: lis
     matches = []
     for spec, k in zip(keys, entry.keys, strict=False):
         matches.append(_key_code(fx, spec, k))
-    args = [fx.eg.ex(a.value) for a in entry.action.args]
+    args = [fx.eg.ex(a) for a in _data_args(b, entry.action)]
     prio = fx.eg.ex(entry.priority) if entry.priority is not None else None
     return (matches, b.qname, args, prio)
+
+
+def _bmv2_priority(entry: ir.Entry, index: int) -> str:
+    """The BMv2 priority of a const entry in a table using @priority annotations (as p4c's
+    BMv2 backend assigns them): the annotation's value, else the entry's 1-based position; the
+    smallest value wins."""
+    tokens = entry.annotations.get("priority")
+    if not tokens:
+        return str(index + 1)
+    text = "".join(tokens).strip()
+    try:
+        return str(int(text, 0))
+    except ValueError:
+        raise unsupported(entry, f"@priority({text})") from None
 
 
 def _key_code(fx: Any, spec: KeySpec, k: ir.Expr) -> tuple[str, ...]:
@@ -241,12 +273,15 @@ def build_table(plan: TablePlan, ns: dict) -> Table:
     table = Table(plan.qname, plan.keys, infos, plan.size, (default_name, default_params),
                   plan.default_is_const, plan.direct_counter, plan.direct_meter)
     n = len(plan.entries)
+    bmv2_top = 1 + max((int(e[3]) for e in plan.entries if plan.bmv2_priorities), default=0)
     for i, (codes, action, arg_codes, prio_code) in enumerate(plan.entries):
         keys = [_key_match(s, c, ns) for s, c in zip(plan.keys, codes, strict=False)]
         params = [_unsigned(eval(c, ns), w) for c, w in  # noqa: S307
                   zip(arg_codes, _widths(infos, action), strict=False)]
         if prio_code is None:
             prio = n - i  # earlier const entries win
+        elif plan.bmv2_priorities:
+            prio = bmv2_top - int(prio_code)  # positive, the largest wins
         else:
             prio = eval(prio_code, ns)  # noqa: S307
             if not plan.largest_priority_wins:
