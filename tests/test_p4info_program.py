@@ -59,7 +59,7 @@ def test_basic_program_names_and_p4c_ids(basic: p4i.P4Info) -> None:
     lpm = tables["MyIngress.ipv4_lpm"]
     assert lpm.initial_default_action.action_id == actions["MyIngress.drop"].preamble.id
     assert not lpm.initial_default_action.arguments and not lpm.const_default_action_id
-    assert list(actions["NoAction"].preamble.annotations) == ['@noWarn("unused")']
+    assert list(actions["NoAction"].preamble.annotations) == ["@corelib", '@noWarn("unused")']
 
 
 def test_basic_program_keys_params_and_counter(basic: p4i.P4Info) -> None:

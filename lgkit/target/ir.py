@@ -316,6 +316,37 @@ class Empty(Stmt):
     pass
 
 
+@dataclass(eq=False)
+class For(Stmt):
+    """`for (init; cond; update) body`: init holds VarDecl/Assign/CallStmt, update
+    Assign/CallStmt; a missing cond is true."""
+
+    init: list[Stmt]
+    cond: Expr | None
+    update: list[Stmt]
+    body: Stmt
+
+
+@dataclass(eq=False)
+class ForIn(Stmt):
+    """`for (T var in lo .. hi) body`: var takes lo, lo + 1, ..., hi."""
+
+    var: VarDecl
+    lo: Expr
+    hi: Expr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
 # --------------------------------------------------------------------------- declarations
 
 

@@ -326,11 +326,37 @@ class Checker(TableChecker):
         elif isinstance(s, ir.Exit):
             if self.ctx.kind == "parser":
                 raise self.fail(s.loc, "exit is not allowed in a parser")
+        elif isinstance(s, ir.For | ir.ForIn):
+            self.for_stmt(s, scope)
+        elif isinstance(s, ir.Break | ir.Continue):
+            if not getattr(self, "loop_depth", 0):
+                word = "break" if isinstance(s, ir.Break) else "continue"
+                raise self.fail(s.loc, f"'{word}' outside a for loop")
         elif isinstance(s, ir.InstanceDecl):
             raise self.fail(s.loc, "unsupported: instantiation inside a block")
         elif not isinstance(s, ir.Empty):
             raise self.fail(s.loc, f"unsupported: statement {type(s).__name__}")
         return s
+
+    def for_stmt(self, s: ir.For | ir.ForIn, scope: Scope) -> None:
+        inner = Scope(scope)
+        if isinstance(s, ir.For):
+            s.init = [self.stmt(st, inner) for st in s.init]
+            if s.cond is not None:
+                s.cond = self.expect_bool(self.expr(s.cond, inner, t.BoolT()), "for condition")
+            s.update = [self.stmt(st, inner) for st in s.update]
+        else:
+            vtype = self.resolve_type(s.var.type_ref, scope)
+            if not isinstance(vtype, t.BitsT):
+                raise self.fail(s.var.loc, "unsupported: for-in over a range of non-bit type")
+            s.lo = self.convert(self.expr(s.lo, scope, vtype), vtype)
+            s.hi = self.convert(self.expr(s.hi, scope, vtype), vtype)
+            inner.declare(s.var.name, s.var, s.var.loc)
+        self.loop_depth = getattr(self, "loop_depth", 0) + 1
+        try:
+            s.body = self.stmt(s.body, Scope(inner))
+        finally:
+            self.loop_depth -= 1
 
     def var_decl(self, decl: ir.VarDecl, scope: Scope) -> None:
         vtype = self.resolve_type(decl.type_ref, scope)

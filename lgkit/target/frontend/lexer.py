@@ -19,7 +19,6 @@ _TYPE_PARAMS = re.compile(rf"<\s*({_NAME}(?:\s*,\s*{_NAME})*)\s*>\s*[({{]")
 _COMMENTS_AND_STRINGS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.DOTALL)
 _BUILTIN_TYPE_NAMES = {"packet_in", "packet_out", "value_set"}
 _UNSUPPORTED_WORDS = {
-    "for": ("for loops", ("(",)),
     "this": ("'this' (abstract method implementations)", (".", ")", ",", ";")),
 }
 _KEYWORD_TYPE_STARTS = {"bit", "int", "varbit", "bool", "tuple", "error", "string"}

@@ -291,6 +291,34 @@ class _IrBuilder(Transformer):
     def exit_stmt(self, meta: Any, c: _Children) -> ir.Exit:
         return ir.Exit(self._loc(meta))
 
+    def break_stmt(self, meta: Any, c: _Children) -> ir.Break:
+        return ir.Break(self._loc(meta))
+
+    def continue_stmt(self, meta: Any, c: _Children) -> ir.Continue:
+        return ir.Continue(self._loc(meta))
+
+    def for_stmt(self, meta: Any, c: _Children) -> ir.For:
+        return ir.For(self._loc(meta), c[0] or [], c[1], c[2] or [], c[3])
+
+    def for_in_stmt(self, meta: Any, c: _Children) -> ir.ForIn:
+        loc = self._loc(meta)
+        if str(c[3]) != "in":  # 'in' lexes as a parameter direction
+            raise error_at(loc, f"syntax error: expected 'in', got '{c[3]}'")
+        var = ir.VarDecl(loc, c[2], c[1], None, annotations=c[0])
+        return ir.ForIn(loc, var, c[4], c[6], c[7])
+
+    def for_in_list_stmt(self, meta: Any, c: _Children) -> ir.Stmt:
+        raise error_at(self._loc(meta), "unsupported: for-in over a header stack or list")
+
+    def for_inits(self, meta: Any, c: _Children) -> list[ir.Stmt]:
+        return list(c)
+
+    def for_updates(self, meta: Any, c: _Children) -> list[ir.Stmt]:
+        return list(c)
+
+    def for_var(self, meta: Any, c: _Children) -> ir.VarDecl:
+        return ir.VarDecl(self._loc(meta), c[2], c[1], c[3], annotations=c[0])
+
     def return_stmt(self, meta: Any, c: _Children) -> ir.Return:
         return ir.Return(self._loc(meta), c[0])
 

@@ -61,6 +61,8 @@ def may_exit(node: object) -> bool:
         return any(may_exit(s) for s in node.stmts)
     if isinstance(node, ir.If):
         return may_exit(node.then) or (node.other is not None and may_exit(node.other))
+    if isinstance(node, ir.For | ir.ForIn):
+        return may_exit(node.body)
     if isinstance(node, ir.Switch):
         return any(c.body is not None and may_exit(c.body) for c in node.cases)
     return False

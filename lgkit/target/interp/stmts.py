@@ -39,6 +39,47 @@ class Stmts:
     def _st_Exit(self, fx: FnCtx, s: ir.Exit) -> None:
         fx.line("raise _EXIT")
 
+    def _st_Break(self, fx: FnCtx, s: ir.Break) -> None:
+        fx.line("break")
+
+    def _st_Continue(self, fx: FnCtx, s: ir.Continue) -> None:
+        fx.line("continue")
+
+    def _st_For(self, fx: FnCtx, s: ir.For) -> None:
+        """A Python `while True` loop; the update runs at the top of every iteration but the
+        first, so that `continue` (a Python continue) still runs it."""
+        for init in s.init:
+            self.stmt(fx, init)
+        first = fx.temp()
+        if s.update:
+            fx.line(f"{first} = True")
+        fx.line("while True:")
+        with fx.indent():
+            if s.update:
+                fx.line(f"if {first}:")
+                with fx.indent():
+                    fx.line(f"{first} = False")
+                fx.line("else:")
+                with fx.indent():
+                    for update in s.update:
+                        self.stmt(fx, update)
+            if s.cond is not None:
+                fx.line(f"if not ({fx.eg.ex(s.cond)}):")
+                with fx.indent():
+                    fx.line("break")
+            self.block(fx, s.body)
+
+    def _st_ForIn(self, fx: FnCtx, s: ir.ForIn) -> None:
+        slot = fx.gen.alloc(s.var.type_ref.resolved, s.var)
+        fx.scope.bind(s.var, slot)
+        lo, hi, value = fx.temp(), fx.temp(), fx.temp()
+        fx.line(f"{lo} = {fx.eg.ex(s.lo)}")
+        fx.line(f"{hi} = {fx.eg.ex(s.hi)}")
+        fx.line(f"for {value} in range({lo}, {hi} + 1):")
+        with fx.indent():
+            fx.line(f"S[{slot.base}] = {value}")
+            self.block(fx, s.body)
+
     def _st_Return(self, fx: FnCtx, s: ir.Return) -> None:
         if s.value is None:
             fx.line("return")

@@ -36,6 +36,7 @@ extern packet_out {
 extern void verify(in bool check, in error toSignal);
 
 /// The action that does nothing.
+@corelib
 @noWarn("unused")
 action NoAction() {}
 
