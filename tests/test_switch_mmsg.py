@@ -94,27 +94,29 @@ print(seqs)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root for namespaces and veths")
-def test_port_transmit_thread_sends_everything_in_order():
+def test_port_transmit_ring_sends_everything_in_order():
     import ast
     import sys
+    import threading
 
     from lgkit.target.bench_switch import HostPair
-    from lgkit.target.ports import TX_QUEUE_FRAMES, AfPacketPort
+    from lgkit.target.ports import TX_BATCH, AfPacketPort
 
-    count = 3 * TX_QUEUE_FRAMES  # beyond the transmit queue: send() must wait, not drop
+    count = 12 * TX_BATCH + 5  # many full rings and a partial one, flushed by close()
     with HostPair(f"m{os.getpid() % 10000}") as pair:
         for dev, prefix in ((pair.sw1, []), ("eth0", ["ip", "netns", "exec", pair.ns1])):
             subprocess.run([*prefix, "ip", "link", "set", dev, "mtu", "4000"], check=True)
         sniffer = pair.popen(pair.ns1, sys.executable, "-c", SNIFFER, str(count))
         assert sniffer.stdout is not None and sniffer.stdout.readline().strip() == "ready"
         port = AfPacketPort(pair.sw1)
+        port.loop_thread = threading.get_ident()  # as the event loop: sends fill the ring
         try:
             header = bytes.fromhex(HostPair.H1_MAC.replace(":", "") + "0000000000aa" + "88b5")
             for seq in range(count):
                 size = 3000 if seq % 50 == 7 else 60 + seq % 1400  # some beyond a batch slot
                 port.send(header + seq.to_bytes(4, "big") + bytes(size))
         finally:
-            port.close()  # sends what is queued first
+            port.close()  # sends what is on the ring first
         out, _ = sniffer.communicate(timeout=30)
     seqs = ast.literal_eval(out.strip().splitlines()[-1])
     assert [s for s, _ in seqs] == list(range(count))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import select
 import socket
 import struct
@@ -30,12 +29,10 @@ RECV_BUFFER = 65535
 SOCKET_BUFFER_BYTES = 1 << 20
 SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
 HOUSEKEEPING_S = 1.0
-# Frames handed to a port's transmit thread and not yet sent; beyond it the event loop waits
-# (back-pressure, like BMv2's bounded output buffer), so overload drops at the receive socket.
-TX_QUEUE_FRAMES = 256
-TX_BACKOFF_S = 50e-6
+# Frames a port holds between the traffic manager's dequeue and one sendmmsg call (a shallow
+# transmit ring, flushed after every batch of event-loop work): the TM's strict priority, rate and
+# queue timing are decided at most one batch before the frame is in the kernel.
 TX_BATCH = 64
-TX_CLOSE_S = 2.0
 
 
 def _set_buffer(sock: socket.socket, forced: int, plain: int) -> None:
@@ -73,8 +70,7 @@ class AfPacketPort:
             sock.close()
             raise
         self.sock = sock
-        self.tx_errors = 0  # written by the transmit thread only
-        self._tx_errors_taken = 0
+        self.tx_errors = 0
         self.rx_error: OSError | None = None
         self.pcap_in: PcapWriter | None = None
         self.pcap_out: PcapWriter | None = None
@@ -84,47 +80,36 @@ class AfPacketPort:
         # One recvmmsg call reads RX_BATCH frames into slots that take any frame size (a
         # recv(65535) per frame allocates and shrinks a 64 KiB object each time: slow).
         self._receiver = BatchReceiver(sock, RX_BATCH, RECV_BUFFER)
-        # A send on a veth runs the receiving host's network stack inside the system call,
-        # with the GIL released: a thread per port (sendmmsg, up to TX_BATCH frames a call)
-        # overlaps that kernel work with the pipeline passes of the event loop.
-        self._tx_queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._tx_thread = threading.Thread(target=self._transmit_loop, daemon=True,
-                                           name=f"tx-{ifname}")
-        self._tx_thread.start()
+        # Sends are batched, not handed to a thread: a transmit thread needs the GIL, which a
+        # busy event loop holds, and frames waited there up to a second (LinkGuardian's
+        # retransmissions and ACKs behind a FIFO nobody prioritises).
+        self._sender = BatchSender(sock, TX_BATCH)
+        self._ring: list[bytes] = []
+        self.loop_thread: int | None = None  # the event loop's thread; others send at once
 
     def fileno(self) -> int:
         return self.sock.fileno()
 
     def send(self, data: bytes) -> None:
-        """Hand a frame to the transmit thread (frames leave in order)."""
+        """Put a frame on the transmit ring; it leaves at the next `flush_tx` (frames leave in
+        order). A full ring, or a send from outside the event loop, is flushed at once."""
         if self.pcap_out is not None:
             self.pcap_out.write(data)
-        tx_queue = self._tx_queue
-        tx_queue.put(data)
-        while tx_queue.qsize() > TX_QUEUE_FRAMES and self._tx_thread.is_alive():
-            time.sleep(TX_BACKOFF_S)
+        ring = self._ring
+        ring.append(data)
+        if len(ring) >= TX_BATCH or threading.get_ident() != self.loop_thread:
+            self.flush_tx()
 
-    def _transmit_loop(self) -> None:
-        """Send what is queued, up to TX_BATCH frames per system call, until None arrives."""
-        sender = BatchSender(self.sock, TX_BATCH)
-        tx_queue = self._tx_queue
-        get, get_nowait, qsize = tx_queue.get, tx_queue.get_nowait, tx_queue.qsize
-        while True:
-            frames = [get()]
-            for _ in range(min(qsize(), TX_BATCH - 1)):  # this thread is the only consumer
-                frames.append(get_nowait())
-            stop = None in frames
-            if stop:
-                frames = frames[:frames.index(None)]
-            # a failed frame (ENOBUFS under overload, ENETDOWN) is lost, like on a wire
-            self.tx_errors += sender.send(frames)
-            if stop:
-                return
+    def flush_tx(self) -> None:
+        """Send the ring with one sendmmsg call; a failed frame (ENOBUFS under overload,
+        ENETDOWN) is lost, like on a wire, and counted."""
+        if self._ring:
+            ring, self._ring = self._ring, []
+            self.tx_errors += self._sender.send(ring)
 
     def take_tx_errors(self) -> int:
-        """Failed sends since the last call (the transmit thread only ever increments)."""
-        total = self.tx_errors
-        new, self._tx_errors_taken = total - self._tx_errors_taken, total
+        """Failed sends since the last call."""
+        new, self.tx_errors = self.tx_errors, 0
         return new
 
     def read_batch(self, limit: int = READ_BATCH) -> list[bytes]:
@@ -157,9 +142,8 @@ class AfPacketPort:
                 writer.flush()
 
     def close(self) -> None:
-        """Send what is queued, stop the transmit thread, close the socket and pcap files."""
-        self._tx_queue.put(None)
-        self._tx_thread.join(TX_CLOSE_S)
+        """Send what is on the ring, close the socket and pcap files."""
+        self.flush_tx()
         self.sock.close()
         for writer in (self.pcap_in, self.pcap_out):
             if writer is not None:
@@ -193,6 +177,7 @@ class PortLoop:
         except ValueError:
             backend.close()
             raise
+        backend.loop_thread = self.clock.loop_thread
         self.by_fd[backend.fileno()] = (port, backend)
         self.epoll.register(backend.fileno(), select.EPOLLIN)
         return backend
@@ -210,6 +195,8 @@ class PortLoop:
 
     def run(self) -> None:
         self.clock.loop_thread = threading.get_ident()
+        for _, backend in self.by_fd.values():
+            backend.loop_thread = self.clock.loop_thread
         switch = self.switch
         clock = self.clock
         by_fd = self.by_fd
@@ -219,6 +206,7 @@ class PortLoop:
             events = self.epoll.poll(clock.seconds_to_next(HOUSEKEEPING_S))
             with switch.lock:
                 self._run_timers()
+                self._flush_tx()
                 for fd, _ in events:
                     if fd == self._wake_r:
                         self._drain_wake_pipe()
@@ -229,6 +217,7 @@ class PortLoop:
                             self.log.debug("port %d: received %d bytes: %s", port, len(frame),
                                            frame[:64].hex())
                         self._receive(port, frame)
+                    self._flush_tx()
                     if backend.rx_error is not None:
                         self._port_error(fd, port, backend)
                 pipeline = switch.pipeline
@@ -239,6 +228,10 @@ class PortLoop:
             if time.monotonic() >= next_housekeeping:
                 next_housekeeping = time.monotonic() + HOUSEKEEPING_S
                 self._housekeeping()
+
+    def _flush_tx(self) -> None:
+        for _, backend in self.by_fd.values():
+            backend.flush_tx()
 
     def _housekeeping(self) -> None:
         """Once a second: flush pcap files, collect socket-level drops into the counters."""
