@@ -66,7 +66,7 @@ class SoakResult:
     retx_delays_ns: list[int] = field(default_factory=list)
     lost_ids: set[int] = field(default_factory=set)
     all_copies_lost: set[int] = field(default_factory=set)
-    """Sequence numbers whose original and every retransmitted copy the link dropped."""
+    """Packets whose original and every retransmitted copy the link dropped."""
     ack_timeout_us: int = 0
     digest: str = ""
 
@@ -79,7 +79,7 @@ class SoakResult:
         if self.spec.mode == "off":
             return []
         found = []
-        recoverable = {i for i in self.lost_ids if i % SEQ_SPACE not in self.all_copies_lost}
+        recoverable = self.lost_ids - self.all_copies_lost
         if recoverable:
             found.append(f"{len(recoverable)} packets lost onward although a copy arrived")
         if self.delivered != self.unique:
@@ -105,32 +105,40 @@ class WireAnalysis:
     retx_delays_ns: list[int]
     """Per hole: from the arrival that revealed it to its first retransmitted copy."""
     uncovered: set[int]
-    """Sequence numbers detected lost of which no retransmitted copy arrived either."""
+    """Packets detected lost of which no retransmitted copy arrived either."""
 
 
 def analyse_wire(log: list[WireRecord]) -> WireAnalysis:
-    """Replay the receiver's loss detection over the frames that reached it."""
-    expected = 0
+    """Replay the receiver's loss detection over the frames that reached it.
+
+    Sequence numbers are unwrapped across eras (packet i carries seq i mod 2^16), so
+    `uncovered` holds absolute packet numbers.
+    """
+    expected = 0  # absolute number of the next in-order packet
     detected: dict[int, int] = {}
     delays = []
     for rec in log:
         wire = rec.wire
         if rec.dropped or wire is None or wire.seq is None:
             continue
+        seq = _unwrap(wire.seq, expected)
         if wire.retx:
-            t0 = detected.pop(wire.seq, None)
+            t0 = detected.pop(seq, None)
             if t0 is not None:
                 delays.append(rec.t_ns - t0)
             continue
-        ahead = (wire.seq - (expected - 1)) % SEQ_SPACE
-        if 0 < ahead < SEQ_SPACE // 2:
-            last_lost = wire.seq if wire.dummy else wire.seq - 1
-            seq = expected
-            while (last_lost - seq) % SEQ_SPACE < SEQ_SPACE // 2:
-                detected[seq % SEQ_SPACE] = rec.t_ns
-                seq += 1
-            expected = (wire.seq + 1) % SEQ_SPACE
+        if seq >= expected:
+            last_lost = seq if wire.dummy else seq - 1
+            for lost in range(expected, last_lost + 1):
+                detected[lost] = rec.t_ns
+            expected = seq + 1
     return WireAnalysis(delays, set(detected))
+
+
+def _unwrap(seq: int, near: int) -> int:
+    """The absolute packet number with this 16-bit seq closest to `near`."""
+    candidate = near - (near - seq) % SEQ_SPACE
+    return candidate + SEQ_SPACE if near - candidate > SEQ_SPACE // 2 else candidate
 
 
 def retransmission_delays(log: list[WireRecord]) -> list[int]:
