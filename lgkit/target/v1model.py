@@ -174,13 +174,7 @@ def _ingress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: IngressResul
     hdr_lo, hdr_hi = x.hdr_range
     copy[hdr_lo:hdr_hi] = parsed[hdr_lo:hdr_hi]
     copy[x.instance_type] = INGRESS_CLONE
-    for out_port, rid in targets:
-        replica = copy[:]
-        replica[x.egress_rid] = rid & 0xFFFF
-        state = PacketState(replica, P2.payload, P2.plen, None)
-        result.egress.append(
-            EgressJob(out_port, replica[x.priority], INGRESS_CLONE, rid, P2.plen, state)
-        )
+    result.egress.extend(_replicas(x, copy, targets, INGRESS_CLONE, P2))
 
 
 def egress_pass(
@@ -245,13 +239,20 @@ def _egress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: EgressResult)
     hdr_lo, hdr_hi = x.hdr_range
     copy[hdr_lo:hdr_hi] = S[hdr_lo:hdr_hi]
     copy[x.instance_type] = EGRESS_CLONE
+    result.clones.extend(_replicas(x, copy, targets, EGRESS_CLONE, P))
+
+
+def _replicas(
+    x: Slots, copy: list, targets: list[tuple[int, int]], instance_type: int, P: Ctx
+) -> list[EgressJob]:
+    """One egress job per clone-session target (port, rid), each with its own metadata copy."""
+    jobs = []
     for out_port, rid in targets:
         replica = copy[:]
         replica[x.egress_rid] = rid & 0xFFFF
         state = PacketState(replica, P.payload, P.plen, None)
-        result.clones.append(
-            EgressJob(out_port, replica[x.priority], EGRESS_CLONE, rid, P.plen, state)
-        )
+        jobs.append(EgressJob(out_port, replica[x.priority], instance_type, rid, P.plen, state))
+    return jobs
 
 
 def run_untimed(pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
