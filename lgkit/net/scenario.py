@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import yaml
 
 from lgkit.control.corruptd import CorruptdParams
 from lgkit.net.lossmodel import LossModel
+from lgkit.net.specfile import KIT_ROOT, read_spec
 
-SCENARIO_DIR = Path(__file__).resolve().parents[2] / "workloads"
+SCENARIO_DIR = KIT_ROOT / "workloads"
 PHASES = ("lg_off", "lg_on", "corruptd")
 "lg_off: no protection; lg_on: LinkGuardian on from the start; corruptd: corruptd decides."
 
@@ -44,13 +42,7 @@ class Scenario:
 
 def load_scenario(name_or_path: str) -> Scenario:
     """Load workloads/NAME.yaml (or a path)."""
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = SCENARIO_DIR / f"{name_or_path}.yaml"
-    if not path.exists():
-        known = ", ".join(sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml")))
-        raise ScenarioError(f"no scenario '{name_or_path}' (known: {known})")
-    raw = yaml.safe_load(path.read_text())
+    path, raw = read_spec(name_or_path, SCENARIO_DIR, "scenario", ScenarioError)
     try:
         phases = list(raw.get("phases", ["lg_off"]))
         bad = [p for p in phases if p not in PHASES]

@@ -6,12 +6,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from mininet.topo import Topo
 
 from lgkit.net.naming import node_name
+from lgkit.net.specfile import KIT_ROOT, read_spec
 
-SPEC_DIR = Path(__file__).resolve().parents[2] / "mininet"
+SPEC_DIR = KIT_ROOT / "mininet"
 
 
 class SpecError(ValueError):
@@ -44,13 +44,7 @@ class TopologySpec:
 
 def load_spec(name_or_path: str) -> TopologySpec:
     """Load mininet/NAME.yaml (or a path) and check that it is consistent."""
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = SPEC_DIR / f"{name_or_path}.yaml"
-    if not path.exists():
-        known = ", ".join(sorted(p.stem for p in SPEC_DIR.glob("*.yaml")))
-        raise SpecError(f"no topology '{name_or_path}' (known: {known})")
-    raw = yaml.safe_load(path.read_text())
+    path, raw = read_spec(name_or_path, SPEC_DIR, "topology", SpecError)
     try:
         spec = TopologySpec(
             name=raw["name"], hosts=list(raw["hosts"]), switches=list(raw["switches"]),
