@@ -10,12 +10,12 @@ import sys
 # `set_defaults(func=...)`; `func(args) -> int` returns the exit code. Only the module of the
 # command being run is imported, so every command starts fast.
 COMMAND_MODULES: dict[str, str] = {
-    "compile": "lgkit.target.cli",
-    "stf": "lgkit.target.cli",
-    "bench-pipeline": "lgkit.target.bench",
-    "switch": "lgkit.target.switch_main",
-    "switch-cli": "lgkit.target.switch_main",
-    "bench-switch": "lgkit.target.switch_main",
+    "compile": "lgkit.sw.tools.cli",
+    "stf": "lgkit.sw.tools.cli",
+    "bench-pipeline": "lgkit.sw.tools.bench_pipeline",
+    "switch": "lgkit.sw.switch.switch_main",
+    "switch-cli": "lgkit.sw.switch.switch_main",
+    "bench-switch": "lgkit.sw.tools.bench_switch",
     "soak": "lgkit.sim.cli",
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",

@@ -13,7 +13,7 @@ from lgkit.control.build import build_program
 from lgkit.control.linkguardian import copies_for
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.control.session import P4RuntimeSession, SessionError
-from lgkit.net.p4switch import wait_for_port
+from lgkit.net.testbed.p4switch import wait_for_port
 
 PROGRAM = Path(__file__).with_suffix(".p4")
 ADDRESS = "127.0.0.1:50151"

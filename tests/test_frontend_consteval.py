@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lgkit.target import ir
-from lgkit.target.frontend.check import Checker
-from lgkit.target.frontend.parser import parse_program
+from lgkit.sw.lang import ir
+from lgkit.sw.lang.frontend.check import Checker
+from lgkit.sw.lang.frontend.parser import parse_program
 
 
 def const_value_of(type_text: str, expr_text: str) -> object:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.frontend import P4Error, compile_file
+from lgkit.sw.lang.frontend import P4Error, compile_file
 
 ERRORS_DIR = Path(__file__).parent / "p4" / "frontend" / "errors"
 CASES = sorted(ERRORS_DIR.glob("*.p4"))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lgkit.target import ir
-from lgkit.target import types as t
-from lgkit.target.frontend import P4Error, compile_source
-from lgkit.target.frontend.lexer import parse_annotation, parse_int_literal, scan_type_names
+from lgkit.sw.lang import ir
+from lgkit.sw.lang import types as t
+from lgkit.sw.lang.frontend import P4Error, compile_source
+from lgkit.sw.lang.frontend.lexer import parse_annotation, parse_int_literal, scan_type_names
 
 PRELUDE = "#include <core.p4>\n"
 
@@ -46,8 +46,8 @@ def test_annotations(text: str, expected: tuple[str, list[str]]) -> None:
 
 def _apply_body(body: str, params: str = "inout bit<8> a, inout bit<8> b") -> ir.Block:
     text = PRELUDE + f"control c({params}) {{ apply {{ {body} }} }}\n"
-    from lgkit.target.frontend.check import Checker
-    from lgkit.target.frontend.parser import parse_program
+    from lgkit.sw.lang.frontend.check import Checker
+    from lgkit.sw.lang.frontend.parser import parse_program
 
     program = parse_program(text, "x.p4")
     checker = Checker(program)
@@ -72,7 +72,7 @@ def test_generic_call_with_nested_type_arguments() -> None:
         "parser p(packet_in pkt, out bit<16> v) { state start {\n"
         "  v = pkt.lookahead<bit<16>>(); transition accept; } }\n"
     )
-    from lgkit.target.frontend.parser import parse_program
+    from lgkit.sw.lang.frontend.parser import parse_program
 
     program = parse_program(text, "x.p4")
     state = program.decls[-1].states[0]
@@ -131,8 +131,8 @@ def test_type_names_redeclared_as_parameters_and_variables() -> None:
         "}\n"
         "control d(inout hdr h) { apply { hdr copy = h; h.f = copy.f; } }\n"
     )
-    from lgkit.target.frontend.check import Checker
-    from lgkit.target.frontend.parser import parse_program
+    from lgkit.sw.lang.frontend.check import Checker
+    from lgkit.sw.lang.frontend.parser import parse_program
 
     program = parse_program(text, "x.p4")
     checker = Checker(program)
@@ -148,7 +148,7 @@ def test_type_names_redeclared_as_parameters_and_variables() -> None:
 
 def test_constant_named_like_a_core_type_parameter() -> None:
     text = PRELUDE + "const bit<8> T = 3;\ncontrol c(inout bit<8> x) { apply { x = x + T; } }\n"
-    from lgkit.target.frontend.parser import parse_program
+    from lgkit.sw.lang.frontend.parser import parse_program
 
     program = parse_program(text, "x.p4")
     assert program.decls[-2].name == "T"
@@ -161,7 +161,7 @@ def test_tuple_elements_by_constant_index() -> None:
     read = block.stmts[1].rhs
     assert isinstance(read, ir.Index) and read.type == t.BitsT(8) and read.index.value == 0
     assert block.stmts[2].cond.type == t.BoolT()
-    from lgkit.target.frontend.scope import CheckError
+    from lgkit.sw.lang.frontend.scope import CheckError
 
     with pytest.raises(CheckError, match="index 2 out of range"):
         _apply_body("tuple<bit<8>, bool> p = { a, true }; b = p[2];")

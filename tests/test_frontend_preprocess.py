@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.frontend import P4Error, compile_file
-from lgkit.target.frontend.preprocess import needs_preprocessing, preprocess, split_line_markers
+from lgkit.sw.lang.frontend import P4Error, compile_file
+from lgkit.sw.lang.frontend.preprocess import needs_preprocessing, preprocess, split_line_markers
 
 MAIN_TAIL = """
 control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
@@ -93,7 +93,7 @@ def test_preprocessed_text_needs_no_second_pass() -> None:
 
 
 def test_pragma_and_warning_lines_are_accepted() -> None:
-    from lgkit.target.frontend.parser import parse_program
+    from lgkit.sw.lang.frontend.parser import parse_program
 
     text = "#pragma once\n#pragma vendor thing\n#warning careful\nconst bit<8> X = 1;\n"
     program = parse_program(preprocess(text, "p.p4"), "p.p4")

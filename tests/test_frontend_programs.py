@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from lgkit.target import ir
-from lgkit.target import types as t
-from lgkit.target.frontend import CompiledProgram, P4Error, compile_file, compile_source
-from lgkit.target.frontend.typeops import same_type
+from lgkit.sw.lang import ir
+from lgkit.sw.lang import types as t
+from lgkit.sw.lang.frontend import CompiledProgram, P4Error, compile_file, compile_source
+from lgkit.sw.lang.frontend.typeops import same_type
 
 P4_DIR = Path(__file__).parent / "p4" / "frontend"
 
@@ -284,7 +284,7 @@ def test_v1model_2020_index_types_and_size_methods() -> None:
 
 
 def test_benchmark_program_is_a_valid_500_line_program() -> None:
-    from lgkit.target.frontend.bench import synthetic_program
+    from lgkit.sw.tools.bench_compile import synthetic_program
 
     text = synthetic_program(500)
     assert 480 <= text.count("\n") <= 520

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.frontend import P4Error, compile_source
-from lgkit.target.frontend.preprocess import preprocess
+from lgkit.sw.lang.frontend import P4Error, compile_source
+from lgkit.sw.lang.frontend.preprocess import preprocess
 
 PROGRAM = Path(__file__).parent / "p4" / "frontend" / "constructs.p4"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lgkit.cli import main
-from lgkit.target import bench
-from lgkit.target.v1model import run_untimed
+from lgkit.sw.exec.v1model import run_untimed
+from lgkit.sw.tools import bench_pipeline as bench
 
 
 def test_router_rewrites_macs_ttl_and_checksum() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_interp_helpers import load, send, v1switch
 
-from lgkit.target.interp.hashes import crc16, crc32, csum16
+from lgkit.sw.exec.interp.hashes import crc16, crc32, csum16
 
 CHECK = b"123456789"
 

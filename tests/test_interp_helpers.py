@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lgkit.target.frontend.compiler import compile_source
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.v1model import run_untimed
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.exec.v1model import run_untimed
+from lgkit.sw.lang.frontend.compiler import compile_source
 
 PRELUDE = """
 #include <core.p4>

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_interp_helpers import load, send, v1switch
 
-from lgkit.target.pipeline import Exact, TableEntry
+from lgkit.sw.exec.pipeline import Exact, TableEntry
 
 PROGRAM = """
 header s_t { bit<8> v; }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_interp_helpers import load, send, v1switch
 
-from lgkit.target.pipeline import Exact, Lpm, Optional_, Range, TableEntry, Ternary
+from lgkit.sw.exec.pipeline import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 PROGRAM = """
 header k_t { bit<8> a; bit<16> b; bit<32> ip; bit<8> c; }

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lgkit.target.interp import hashes
-from lgkit.target.interp.externs import GREEN, RED, YELLOW, MeterArray, RegisterArray
-from lgkit.target.interp.runtime import format_log, pop_front, push_front, read_bits
-from lgkit.target.interp.tables import (
+from lgkit.sw.exec.interp import hashes
+from lgkit.sw.exec.interp.externs import GREEN, RED, YELLOW, MeterArray, RegisterArray
+from lgkit.sw.exec.interp.runtime import format_log, pop_front, push_front, read_bits
+from lgkit.sw.exec.interp.tables import (
     ActionInfo,
     Exact,
     KeySpec,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_interp_helpers import load, v1switch
 
-from lgkit.target.frontend.diagnostics import P4Error
+from lgkit.sw.lang.frontend.diagnostics import P4Error
 
 COMMON = """
 header h_t { bit<8> a; bit<16> b; }

@@ -8,7 +8,7 @@ import time
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
-from lgkit.net.injectors import (
+from lgkit.net.inject.injectors import (
     InjectorUnavailable,
     NetemInjector,
     NftInjector,
@@ -16,9 +16,9 @@ from lgkit.net.injectors import (
     make_injector,
     netem_status,
 )
-from lgkit.net.lossmodel import LossModel
-from lgkit.net.network import KitNetwork
-from lgkit.net.topology import load_spec
+from lgkit.net.inject.lossmodel import LossModel
+from lgkit.net.spec.topology import load_spec
+from lgkit.net.testbed.network import KitNetwork
 
 PINGS = 2000
 RATE = 0.2

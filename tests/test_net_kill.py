@@ -14,8 +14,8 @@ import pytest
 from test_net_support import assert_machine_clean, named_namespaces, needs_root
 
 from lgkit.measure.results import read_metadata, read_table
-from lgkit.net.naming import node_name
-from lgkit.net.topology import load_spec
+from lgkit.net.lifecycle.naming import node_name
+from lgkit.net.spec.topology import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIO = """

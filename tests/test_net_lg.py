@@ -14,13 +14,13 @@ from lgkit.control.corruptd import Corruptd, CorruptdParams
 from lgkit.control.linkguardian import copies_for
 from lgkit.control.notify import LocalNotifier
 from lgkit.measure.results import RunStore
-from lgkit.net.injectors import NftInjector
-from lgkit.net.lgprotection import LG_PROGRAM, make_protection, p4_injector
-from lgkit.net.lossmodel import LossModel
+from lgkit.net.inject.injectors import NftInjector
+from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.runner import PhaseRunner
-from lgkit.net.scenario import Flow, Scenario
-from lgkit.net.testbed import Testbed
-from lgkit.net.topology import load_spec
+from lgkit.net.spec.scenario import Flow, Scenario
+from lgkit.net.spec.topology import load_spec
+from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection, p4_injector
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 LOSS = LossModel(0.01)

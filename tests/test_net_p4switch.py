@@ -9,9 +9,9 @@ import shutil
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
-from lgkit.net.p4switch import FLAVOURS, TargetUnavailable
-from lgkit.net.testbed import BASIC_PROGRAM, Testbed, port_commands
-from lgkit.net.topology import load_spec
+from lgkit.net.spec.topology import load_spec
+from lgkit.net.testbed.p4switch import FLAVOURS, TargetUnavailable
+from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed, port_commands
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 RATE_MBPS = 10.0

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from lgkit.net.cleanup import leftovers
-from lgkit.net.lock import machine_lock
+from lgkit.net.lifecycle.cleanup import leftovers
+from lgkit.net.lifecycle.lock import machine_lock
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (Mininet, nftables)")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
-from lgkit.net.network import KitNetwork
-from lgkit.net.topology import SpecError, load_spec, next_hops
+from lgkit.net.spec.topology import SpecError, load_spec, next_hops
+from lgkit.net.testbed.network import KitNetwork
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 

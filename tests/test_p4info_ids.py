@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lgkit.target.p4info import (
-    ACTION,
-    TABLE,
-    P4InfoError,
-    SymbolTable,
-    allocate_ids,
-    jenkins_hash,
-)
+from lgkit.sw.lang.p4info import ACTION, TABLE, P4InfoError, SymbolTable, allocate_ids, jenkins_hash
 
 
 def test_known_ids_from_p4c() -> None:

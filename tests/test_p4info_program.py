@@ -9,8 +9,8 @@ from finsy.proto import p4i
 from google.protobuf import text_format
 
 from lgkit.cli import main
-from lgkit.target.frontend.compiler import compile_file, compile_source
-from lgkit.target.p4info import (
+from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
+from lgkit.sw.lang.p4info import (
     ACTION,
     CONTROLLER_HEADER,
     COUNTER,

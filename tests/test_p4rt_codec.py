@@ -6,9 +6,9 @@ import grpc
 import pytest
 from finsy.proto import p4i, p4r
 
-from lgkit.target.p4runtime import codec
-from lgkit.target.p4runtime.errors import P4RTError
-from lgkit.target.p4runtime.packetio import decode_packet_in, encode_packet_out
+from lgkit.sw.p4runtime import codec
+from lgkit.sw.p4runtime.errors import P4RTError
+from lgkit.sw.p4runtime.packetio import decode_packet_in, encode_packet_out
 
 
 def header(name: str, widths: list[int]) -> p4i.ControllerPacketMetadata:

@@ -12,9 +12,9 @@ import grpc
 from finsy.proto import U128, p4i, p4r, p4r_grpc, rpc_status
 from google.protobuf import text_format
 
-from lgkit.target.p4runtime import P4RuntimeServer
-from lgkit.target.ports import PortLoop
-from lgkit.target.switch import Switch
+from lgkit.sw.p4runtime import P4RuntimeServer
+from lgkit.sw.switch.ports import PortLoop
+from lgkit.sw.switch.switch import Switch
 
 DEVICE_ID = 1
 CPU_PORT = 255

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lgkit.target.frontend.compiler import compile_file
-from lgkit.target.p4info import build_p4info
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.stf import StfRunner, parse_stf
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.tools.stf import StfRunner, parse_stf
 
 EXTERNS = Path(__file__).parent / "stf" / "externs.p4"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lgkit.target import stf
-from lgkit.target.stf import (
+from lgkit.sw.tools import stf
+from lgkit.sw.tools.stf import (
     AddStmt,
     CommandStmt,
     ExpectStmt,

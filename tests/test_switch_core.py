@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.clock import VirtualClock
-from lgkit.target.control_service import CommandError, SwitchCommands, parse_value
-from lgkit.target.frontend.compiler import compile_file
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.ports import PortLoop
-from lgkit.target.switch import Switch
-from lgkit.target.switch_main import load_program
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.switch.clock import VirtualClock
+from lgkit.sw.switch.control_service import CommandError, SwitchCommands, parse_value
+from lgkit.sw.switch.loader import load_program
+from lgkit.sw.switch.ports import PortLoop
+from lgkit.sw.switch.switch import Switch
 
 PROGRAM = Path(__file__).with_name("test_tm_program.p4")
 BASIC = Path(__file__).resolve().parent.parent / "p4" / "basic.p4"

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from lgkit.target.mmsg import SLOT_BYTES, BatchReceiver, BatchSender
+from lgkit.sw.switch.mmsg import SLOT_BYTES, BatchReceiver, BatchSender
 
 
 @pytest.fixture
@@ -99,8 +99,8 @@ def test_port_transmit_ring_sends_everything_in_order():
     import sys
     import threading
 
-    from lgkit.target.bench_switch import HostPair
-    from lgkit.target.ports import TX_BATCH, AfPacketPort
+    from lgkit.sw.switch.ports import TX_BATCH, AfPacketPort
+    from lgkit.sw.tools.bench_switch import HostPair
 
     count = 12 * TX_BATCH + 5  # many full rings and a partial one, flushed by close()
     with HostPair(f"m{os.getpid() % 10000}") as pair:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lgkit.cli import main
-from lgkit.target.bench_switch import HostPair, start_switch, stop_process
+from lgkit.sw.tools.bench_switch import HostPair, start_switch, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC = str(ROOT / "p4" / "basic.p4")

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.bench_switch import HostPair
-from lgkit.target.clock import RealClock
-from lgkit.target.frontend.compiler import compile_file
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.ports import PortLoop
-from lgkit.target.switch import Switch
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.switch.clock import RealClock
+from lgkit.sw.switch.ports import PortLoop
+from lgkit.sw.switch.switch import Switch
+from lgkit.sw.tools.bench_switch import HostPair
 
 PROGRAM = Path(__file__).with_name("test_tm_program.p4")
 FRAME_BYTES = 1000

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.control_service import CommandError, SwitchCommands
-from lgkit.target.frontend.compiler import compile_file
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.vnet import VirtualNetwork
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.switch.control_service import CommandError, SwitchCommands
+from lgkit.sw.switch.vnet import VirtualNetwork
 
 PROGRAM = Path(__file__).with_name("test_tm_program.p4")
 CTL = struct.Struct(">BBBBIIIIIHBBI")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.target.frontend.compiler import compile_file
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.vnet import GilbertElliott, IidLoss, VirtualNetwork
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.switch.vnet import GilbertElliott, IidLoss, VirtualNetwork
 
 PROGRAM = Path(__file__).with_name("test_tm_program.p4")
 FRAME_BYTES = 100

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from lgkit.net import naming
+from lgkit.net.lifecycle import naming
 
 DEFAULT_PORT = 6390
 "Not Redis's default 6379, so a system Redis is never touched."

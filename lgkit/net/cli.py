@@ -7,8 +7,8 @@ import os
 import sys
 from typing import Any
 
-from lgkit.net.network import TARGETS, check_tools
-from lgkit.net.scenario import PHASES
+from lgkit.net.spec.scenario import PHASES
+from lgkit.net.testbed.network import TARGETS, check_tools
 
 
 def register(subparsers: Any) -> None:
@@ -68,7 +68,7 @@ def _clean(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
         print("error: lgkit clean needs root", file=sys.stderr)
         return 1
-    from lgkit.net.cleanup import clean
+    from lgkit.net.lifecycle.cleanup import clean
 
     print(clean().summary())
     return 0

@@ -9,20 +9,20 @@ from pathlib import Path
 from lgkit.control.build import BuildError
 from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
-from lgkit.net.experiment import experiment
-from lgkit.net.injectors import InjectorUnavailable, make_injector
-from lgkit.net.lgprotection import (
+from lgkit.net.inject.injectors import InjectorUnavailable, make_injector
+from lgkit.net.lifecycle.experiment import experiment
+from lgkit.net.runner import PhaseRunner, format_table
+from lgkit.net.spec.scenario import ScenarioError, load_scenario
+from lgkit.net.spec.topology import SpecError, load_spec
+from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     frames_per_s,
     lg_available,
     make_protection,
     p4_injector,
 )
-from lgkit.net.p4switch import SwitchError, TargetUnavailable
-from lgkit.net.runner import PhaseRunner, format_table
-from lgkit.net.scenario import ScenarioError, load_scenario
-from lgkit.net.testbed import Testbed
-from lgkit.net.topology import SpecError, load_spec
+from lgkit.net.testbed.p4switch import SwitchError, TargetUnavailable
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import WorkloadError
 
 EXPECTED = (BuildError, RedisUnavailable, InjectorUnavailable, TargetUnavailable, ScenarioError,

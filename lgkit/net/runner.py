@@ -13,9 +13,9 @@ from lgkit.control.redis_server import RedisServer
 from lgkit.measure.collect import CounterSampler
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.results import RunStore
-from lgkit.net.injectors import Injector
-from lgkit.net.scenario import Scenario
-from lgkit.net.testbed import Testbed
+from lgkit.net.inject.injectors import Injector
+from lgkit.net.spec.scenario import Scenario
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 Log = Callable[[str], None]

@@ -34,10 +34,10 @@ from lgkit.control.linkguardian import (
 )
 from lgkit.sim.frames import LgWire, packet_id, parse_lg, udp_frame
 from lgkit.sim.writer import PipelineWriter
-from lgkit.target.frontend.compiler import compile_file
-from lgkit.target.interp.tables import Lpm, TableEntry
-from lgkit.target.pipeline import Pipeline
-from lgkit.target.vnet import IidLoss, VirtualNetwork
+from lgkit.sw.exec.interp.tables import Lpm, TableEntry
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.switch.vnet import IidLoss, VirtualNetwork
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "linkguardian.p4"
 HOST_PORT = 1

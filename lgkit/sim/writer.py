@@ -7,7 +7,7 @@ from typing import Any
 
 
 class PipelineWriter:
-    """Writes registers, clone sessions and multicast groups of a `lgkit.target` Pipeline."""
+    """Writes registers, clone sessions and multicast groups of a `lgkit.sw` Pipeline."""
 
     def __init__(self, pipeline: Any) -> None:
         self.pipeline = pipeline

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgkit.net import naming
+from lgkit.net.lifecycle import naming
 
 CONGESTION = ("cubic", "bbr", "dctcp", "reno")
 IPERF_PORT = 5201

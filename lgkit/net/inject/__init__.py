@@ -1,0 +1,1 @@
+"""Corruption injectors and the loss models they follow."""

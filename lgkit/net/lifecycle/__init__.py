@@ -1,0 +1,1 @@
+"""The lifecycle of a kit network: names, lock, cleanup, watchdog and the experiment context."""

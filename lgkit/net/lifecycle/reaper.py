@@ -1,0 +1,63 @@
+"""Watchdog started by each run: if the runner dies unfinished (even SIGKILL), clean up after it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+from lgkit.measure.results import mark_incomplete_if_running
+from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.cleanup import clean
+
+
+def start_reaper(run_dir: Path, lock_fd: int) -> subprocess.Popen:
+    """Start a watchdog for this process in its own session (it outlives a SIGKILL of ours).
+
+    It inherits the machine lock's descriptor, so the lock stays held until it has cleaned.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lgkit.net.lifecycle.reaper", "--pid", str(os.getpid()),
+         "--run-dir", str(run_dir)],
+        start_new_session=True, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(lock_fd,),
+    )
+    naming.write_pid("reaper", str(os.getpid()), proc.pid)
+    return proc
+
+
+def stop_reaper(proc: subprocess.Popen) -> None:
+    """Tell the watchdog the run ended properly."""
+    proc.terminate()
+    proc.wait(5)
+    naming.pid_file("reaper", str(os.getpid())).unlink(missing_ok=True)
+
+
+def watch(pid: int, run_dir: Path) -> None:
+    """Block until `pid` exits; then, if the run is still `running`, mark it and clean up."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        fd = None
+    if fd is not None:
+        select.select([fd], [], [])
+        os.close(fd)
+    if mark_incomplete_if_running(run_dir, "the runner died before finishing (killed)"):
+        naming.pid_file("reaper", str(pid)).unlink(missing_ok=True)
+        clean()
+
+
+def main() -> None:
+    """Entry point of the watchdog process."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--pid", type=int, required=True)
+    parser.add_argument("--run-dir", type=Path, required=True)
+    args = parser.parse_args()
+    watch(args.pid, args.run_dir)
+
+
+if __name__ == "__main__":
+    main()

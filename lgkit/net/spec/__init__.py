@@ -1,0 +1,1 @@
+"""Spec files: topologies and scenarios read from YAML."""

@@ -1,0 +1,148 @@
+"""LinkGuardian on the testbed's protected link, and the in-P4 dropper, over P4Runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from finsy import P4CounterEntry
+
+from lgkit.control.linkguardian import (
+    LGLayout,
+    LGParams,
+    ProtectedLink,
+    apply_ops,
+    corruption_ops,
+    switch_setup_ops,
+)
+from lgkit.control.p4rt_writer import P4RuntimeLGWriter
+from lgkit.net.inject.lossmodel import LossModel, StateSwitcher
+from lgkit.net.testbed.testbed import Testbed
+
+REPO = Path(__file__).resolve().parents[3]
+LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
+FRAME_BITS = 1514 * 8
+TIMEOUT_FRAMES = 20
+"ackNoTimeout on scaled links: this many full frame times (7 us is ~60 frames at 100G) ..."
+MIN_TIMEOUT_US = 20_000
+"""... but at least 20 ms: software switches on a busy host get descheduled for ms at a time,
+and a receiver that gives up on a hole too early loses the packet for good (a longer wait
+stalls delivery when a retransmission really is lost)."""
+RECIRC_QUEUE_DEPTH = 1024
+"Packets the recirculation port may queue (Tx copies and reordered packets loop there)."
+DROP_COUNTER = "lg_cnt_corrupt_drops"
+"The LG program's count of frames its corruption emulator dropped, per port."
+MIN_LOSS = 1e-9
+"Eq. 2 needs a loss rate > 0; a link measured loss-free is treated as this."
+
+Log = Callable[[str], None]
+
+
+def lg_available() -> bool:
+    """True when the LinkGuardian program is in p4/."""
+    return LG_PROGRAM.exists()
+
+
+class TestbedProtection:
+    """Turns LG on and off on the testbed's protected link (receiver first, sender last)."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, testbed: Testbed, target_loss: float) -> None:
+        sender, receiver = testbed.spec.protected
+        self.testbed, self.target_loss = testbed, target_loss
+        self.writers = {s: P4RuntimeLGWriter(testbed.sessions[s]) for s in (sender, receiver)}
+        self.ports = (testbed.network.port(sender, receiver),
+                      testbed.network.port(receiver, sender))
+        layout = LGLayout()
+        for switch, writer in self.writers.items():
+            apply_ops(writer, switch_setup_ops(layout, testbed.network.priority_queues))
+            testbed.network.node(switch).switch_cli(
+                [f"set_queue_depth {RECIRC_QUEUE_DEPTH} {layout.recirc_port}"])
+
+    def params(self, loss: float) -> LGParams:
+        """LG parameters for the measured loss, with timing scaled to the link rate."""
+        frame_us = FRAME_BITS / (self.testbed.rate_mbps or 1000.0)
+        return LGParams(target_loss=self.target_loss, actual_loss=min(max(loss, MIN_LOSS), 0.5),
+                        ack_timeout_us=max(MIN_TIMEOUT_US, round(TIMEOUT_FRAMES * frame_us)))
+
+    def _link(self, loss: float) -> ProtectedLink:
+        sender, receiver = self.testbed.spec.protected
+        return ProtectedLink(sender, self.ports[0], receiver, self.ports[1], self.params(loss))
+
+    def enable(self, loss: float) -> int:
+        """Activate LG for this loss rate; returns N (Eq. 2)."""
+        link = self._link(loss)
+        for switch, ops in link.activation():
+            apply_ops(self.writers[switch], ops)
+        return link.params.n_copies
+
+    def disable(self) -> None:
+        """Deactivate LG (sender first)."""
+        for switch, ops in self._link(MIN_LOSS).deactivation():
+            apply_ops(self.writers[switch], ops)
+
+
+def make_protection(testbed: Testbed, target_loss: float) -> TestbedProtection:
+    """LG control of the testbed's protected link (switch setup written once)."""
+    return TestbedProtection(testbed, target_loss)
+
+
+class P4Dropper:
+    """The in-P4 corruption emulator on the LG sender's protected port (lg_cfg_drop_threshold)."""
+
+    name = "p4"
+
+    def __init__(self, testbed: Testbed, model: LossModel, frames_per_s: float) -> None:
+        sender, receiver = testbed.spec.protected
+        self.switch, self.port = sender, testbed.network.port(sender, receiver)
+        self.writer = P4RuntimeLGWriter(testbed.sessions[sender])
+        self.model = model
+        self._switcher = (StateSwitcher(model, self._apply, frames_per_s)
+                          if model.kind == "ge" else None)
+
+    def _apply(self, rate: float) -> None:
+        apply_ops(self.writer, corruption_ops(self.port, rate))
+
+    def dropped(self) -> int:
+        """Frames the dropper has taken off the link so far."""
+        entries = self.writer.session.read(P4CounterEntry(DROP_COUNTER, index=self.port))
+        return int(entries[0].data.packet_count) if entries and entries[0].data else 0
+
+    def start(self) -> None:
+        """Set the drop probability (or alternate it for Gilbert-Elliott)."""
+        if self.model.kind == "iid":
+            self._apply(self.model.rate)
+            return
+        self._apply(0.0)
+        self._switcher.start()
+
+    def stop(self) -> None:
+        """No more drops."""
+        if self._switcher is not None:
+            self._switcher.stop()
+        self._apply(0.0)
+
+    def describe(self) -> str:
+        """One line for the user."""
+        timing = f"; {self._switcher.describe()}" if self._switcher is not None else ""
+        return (f"in-P4 dropper on {self.switch} port {self.port} (after the LG header), "
+                f"{self.model.describe()}{timing}")
+
+
+def frames_per_s(testbed: Testbed) -> float:
+    """Full-size frames per second at the testbed's link rate (Linux bridges: 100 Mb/s)."""
+    return (testbed.rate_mbps or 100.0) * 1e6 / FRAME_BITS
+
+
+def p4_injector(testbed: Testbed, model: LossModel, log: Log = print) -> P4Dropper:
+    """The in-P4 dropper (LG program only); prints the chosen injector."""
+    from lgkit.net.inject.injectors import InjectorUnavailable
+
+    if testbed.program != LG_PROGRAM or not testbed.is_p4:
+        raise InjectorUnavailable("p4: unavailable (needs the LinkGuardian program on a P4 "
+                                  "target)")
+    injector = P4Dropper(testbed, model, frames_per_s(testbed))
+    testbed.unseen_drops = injector.dropped
+    log(f"injector: {injector.describe()}")
+    return injector

@@ -1,0 +1,128 @@
+"""A started topology with its control plane: switches programmed, routes and link rates set."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from lgkit.control.build import BuiltProgram, build_program
+from lgkit.control.forwarding import RouteSchema, route_entries
+from lgkit.control.session import P4RuntimeSession
+from lgkit.measure.loss import PointCounts, snapshot
+from lgkit.net.spec.topology import TopologySpec
+from lgkit.net.testbed.network import KitNetwork
+from lgkit.net.testbed.p4switch import P4Switch
+
+REPO = Path(__file__).resolve().parents[3]
+BASIC_PROGRAM = REPO / "p4" / "basic.p4"
+
+LINK_RATE_MBPS = {"builtin": 10.0, "bmv2": 100.0}
+"""Default link rate per target: what one switch process forwards with LinkGuardian on (every
+protected packet also loops through recirculation until acknowledged) on 2 shared cores."""
+
+QUEUE_DEPTH = 256
+"Packets per port queue: absorbs the scheduling hiccups of software switches on a busy host."
+
+HOST_SHARE = 0.95
+"""Hosts send at this share of the link rate (tbf on their interface), so the bottleneck is
+the sender's own queue, as with the paper's line-rate NICs: TCP then loses nothing in switch
+queues, and the protected link keeps headroom for LG's retransmissions and header."""
+
+Log = Callable[[str], None]
+
+
+class Testbed:
+    """KitNetwork + P4Runtime sessions + routes + port rates, started and stopped as one."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, spec: TopologySpec, target: str, work_dir: Path,
+                 program: Path = BASIC_PROGRAM, rate_mbps: float | None = None,
+                 log: Log = print) -> None:
+        self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
+        self.rate_mbps = rate_mbps if rate_mbps is not None else LINK_RATE_MBPS.get(target)
+        self.log = log
+        self.network = KitNetwork(spec, target, log_dir=work_dir / "logs", priority_queues=3)
+        self.sessions: dict[str, P4RuntimeSession] = {}
+        self.built: BuiltProgram | None = None
+        self.unseen_drops: Callable[[], int] | None = None
+        "Frames dropped inside the LG sender after point B (the in-P4 dropper), if any."
+
+    @property
+    def is_p4(self) -> bool:
+        """True unless the switches are plain Linux bridges."""
+        return self.target != "lxbr"
+
+    def start(self) -> Testbed:
+        """Build the program, start the network, push pipeline, routes and rates."""
+        if self.is_p4:
+            self.built = build_program(self.program, self.target, self.work_dir / "build")
+        self.network.start()
+        if not self.is_p4:
+            return self
+        routes = RouteSchema.from_p4info(self.built.p4info)
+        for switch in self.spec.switches:
+            node: P4Switch = self.network.node(switch)
+            session = P4RuntimeSession(switch, node.grpc_address, node.device_id,
+                                       self.built.p4info, self.built.config)
+            self.sessions[switch] = session.open()
+            session.insert(route_entries(self.spec, switch, self.network.port,
+                                         routes))
+        self._set_rates()
+        return self
+
+    def _set_rates(self) -> None:
+        paper = self.spec.paper_link_gbps * 1000
+        self.log(f"link rate: {self.rate_mbps:g} Mb/s on every switch port "
+                 f"(paper {paper / 1000:g} Gb/s, scale 1/{paper / self.rate_mbps:.0f})")
+        for switch in self.spec.switches:
+            node: P4Switch = self.network.node(switch)
+            node.switch_cli(port_commands(self.target, [p for p, _ in node.port_map()],
+                                          self.rate_mbps))
+        host_mbps = self.rate_mbps * HOST_SHARE
+        for host in self.spec.hosts:
+            node = self.network.node(host)
+            node.cmd(f"tc qdisc replace dev {node.defaultIntf().name} root tbf "
+                     f"rate {host_mbps:.3f}mbit burst 16kb latency 100ms")
+
+    def counts(self) -> PointCounts:
+        """Counters at A-D now (B includes frames the in-P4 dropper took off the link)."""
+        counts = snapshot(self.network.counter)
+        if self.unseen_drops is None:
+            return counts
+        return dataclasses.replace(counts, b=counts.b + self.unseen_drops())
+
+    def drop_counts(self) -> dict[tuple[str, str], int]:
+        """(switch, cause) -> packets the switch dropped so far (built-in target only: BMv2's
+        runtime CLI has no drop report)."""
+        if self.target != "builtin":
+            return {}
+        counts = {}
+        for switch in self.spec.switches:
+            for line in self.network.node(switch).switch_cli(["show_drops"]).splitlines():
+                cause, _, value = line.partition(":")
+                if value.strip().isdigit():
+                    counts[(switch, cause.strip())] = int(value)
+        return counts
+
+    def stop(self) -> None:
+        """Close sessions and stop the network (safe to call twice)."""
+        for session in self.sessions.values():
+            try:
+                session.close()
+            except Exception as exc:  # noqa: BLE001 (closing must go on for the others)
+                print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
+        self.sessions.clear()
+        self.network.stop()
+
+
+def port_commands(target: str, ports: list[int], rate_mbps: float) -> list[str]:
+    """Runtime-CLI lines that cap every port at rate_mbps (BMv2: queue rate in 1500 B pps) and
+    give its queues QUEUE_DEPTH packets."""
+    depths = [f"set_queue_depth {QUEUE_DEPTH} {port}" for port in ports]
+    if target == "bmv2":
+        pps = max(1, round(rate_mbps * 1e6 / (8 * 1500)))
+        return depths + [f"set_queue_rate {pps} {port}" for port in ports]
+    return depths + [f"set_port_rate {round(rate_mbps * 1e6)} {port}" for port in ports]

@@ -1,0 +1,437 @@
+"""Parsers and packet methods: extract (fixed and varbit), lookahead, advance, length, emit.
+
+A generated parser keeps `data` (the packet bytes), `end` (its length in bits) and `pos` (the
+bit cursor) in Python locals; errors raise _PErr(code) which ends parsing with parser_error set
+(BMv2: no drop, unparsed bytes stay payload). `transition reject` and a select without a match
+end parsing like accept, as p4c's BMv2 backend does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lgkit.sw.exec.interp.exprs import Place, unsupported
+from lgkit.sw.exec.interp.fnctx import FnCtx
+from lgkit.sw.exec.interp.layout import is_scalar, scalar_width, size_of
+from lgkit.sw.exec.interp.scope import PacketB, Scope
+from lgkit.sw.lang import ir
+from lgkit.sw.lang.types import BitsT, BoolT, StackT, StructLikeT, VarbitT
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.interp.calls import Calls
+    from lgkit.sw.exec.interp.codegen import CodeGen
+
+
+def packet_method(calls: Calls, fx: FnCtx, call: ir.Call, b: PacketB, name: str) -> str:
+    args = [a.value for a in call.args]
+    gen = calls.gen
+    if b.kind == "out":
+        if name != "emit":
+            raise unsupported(call, f"packet_out.{name}")
+        _emit(fx, args[0])
+        return ""
+    if fx.kind != "parser":
+        raise unsupported(call, f"packet_in.{name} outside the parser")
+    if name == "extract":
+        _extract(gen, fx, call, args)
+        return ""
+    if name == "lookahead":
+        t = call.type
+        if isinstance(t, BitsT | BoolT):
+            w = scalar_width(t)
+            too_short = gen.error_code("PacketTooShort")
+            fx.line(f"if pos + {w} > end:")
+            with fx.indent():
+                fx.line(f"raise _PErr({too_short})")
+            code = f"_read_bits(data, pos, {w})"
+            if isinstance(t, BitsT) and t.signed:
+                half = 1 << (w - 1)
+                code = f"((({code}) + {half}) & {hex((1 << w) - 1)}) - {half}"
+            return f"({code} != 0)" if isinstance(t, BoolT) else code
+        if isinstance(t, StructLikeT) and t.kind in ("header", "struct") and all(
+            isinstance(ft, BitsT | BoolT) for _, ft in t.fields
+        ):
+            tmp = fx.temp()
+            values = _read_header(gen, fx, t, tmp, padded=False)
+            if t.kind == "struct":
+                return "[" + ", ".join(values) + "]"
+            return "[1, " + ", ".join(values) + "]"
+        raise unsupported(call, "lookahead of this type")
+    if name == "advance":
+        amount = fx.temp()
+        fx.line(f"{amount} = {fx.eg.ex(args[0])}")
+        fx.line(f"if {amount} & 7:")  # BMv2 advances whole bytes only
+        with fx.indent():
+            fx.line(f"raise _PErr({gen.error_code('ParserInvalidArgument')})")
+        fx.line(f"if pos + {amount} > end:")
+        with fx.indent():
+            fx.line(f"raise _PErr({gen.error_code('PacketTooShort')})")
+        fx.line(f"pos += {amount}")
+        return ""
+    if name == "length":
+        return "(end >> 3)"
+    raise unsupported(call, f"packet_in.{name}")
+
+
+def _read_header(
+    gen: CodeGen, fx: FnCtx, t: StructLikeT, tmp: str, padded: bool = True
+) -> list[str]:
+    """Emit a bounds check and a read of a fixed header at pos; returns field value codes.
+    `padded`: the header occupies whole bytes in the packet (see _padded_bits)."""
+    width = _padded_bits(t) if padded else _fixed_bits(t)
+    nbytes = (width + 7) // 8
+    fx.line(f"if pos + {width} > end:")
+    with fx.indent():
+        fx.line(f"raise _PErr({gen.error_code('PacketTooShort')})")
+    if width % 8 == 0 and fx.aligned:
+        fx.line(f"{tmp} = int.from_bytes(data[pos >> 3:(pos >> 3) + {nbytes}], 'big')")
+    elif width % 8 == 0:
+        fx.line("if pos & 7:")
+        with fx.indent():
+            fx.line(f"{tmp} = _read_bits(data, pos, {width})")
+        fx.line("else:")
+        with fx.indent():
+            fx.line(f"{tmp} = int.from_bytes(data[pos >> 3:(pos >> 3) + {nbytes}], 'big')")
+    else:
+        fx.line(f"{tmp} = _read_bits(data, pos, {width})")
+    values = []
+    shift = width
+    for _, ft in t.fields:
+        w = scalar_width(ft)
+        shift -= w
+        code = f"({tmp} >> {shift})" if shift else tmp
+        if shift + w < width:
+            code = f"({code} & {hex((1 << w) - 1)})"
+        if isinstance(ft, BitsT) and ft.signed:
+            half = 1 << (w - 1)
+            code = f"(({code} + {half}) & {hex((1 << w) - 1)}) - {half}"
+        values.append(code)
+    return values
+
+
+def _fixed_bits(t: StructLikeT) -> int:
+    return sum(scalar_width(ft) for _, ft in t.fields if not isinstance(ft, VarbitT))
+
+
+def _padded_bits(t: StructLikeT) -> int:
+    """Bits a fixed header occupies in the packet. As in BMv2 (p4c's backend appends a padding
+    field to every header type whose width is not a multiple of 8), extract consumes and emit
+    writes whole bytes; the padding bits are dropped on extract and emitted as zeros."""
+    width = _fixed_bits(t)
+    return width + (-width % 8)
+
+
+def _extract(gen: CodeGen, fx: FnCtx, call: ir.Call, args: list[ir.Expr]) -> None:
+    target = args[0]
+    t = target.type
+    if not (isinstance(t, StructLikeT) and t.kind == "header"):
+        raise unsupported(call, "extract into a non-header")
+    stack = _stack_next(target)
+    if stack is not None:  # a full stack fails before the packet length is checked
+        st = stack.type
+        assert isinstance(st, StackT)
+        fx.line(f"if {fx.eg.place(stack).ref()} >= {st.size}:")
+        with fx.indent():
+            fx.line(f"raise _PErr({gen.error_code('StackOutOfBounds')})")
+    place = fx.eg.place(target)
+    varbit = [ft for _, ft in t.fields if isinstance(ft, VarbitT)]
+    if varbit:
+        if len(args) < 2:
+            raise unsupported(call, "extract of a varbit header without a length")
+        _extract_varbit(gen, fx, t, place, fx.eg.ex(args[1]))
+    else:
+        tmp = fx.temp()
+        values = _read_header(gen, fx, t, tmp)
+        fx.line(f"{place.span()} = (1, {', '.join(values)})")
+        fx.line(f"pos += {_padded_bits(t)}")
+    if stack is not None:
+        stack_place = fx.eg.place(stack)
+        fx.line(f"{stack_place.ref()} += 1")
+    _invalidate_union_siblings(fx, target)
+
+
+def _stack_next(target: ir.Expr) -> ir.Expr | None:
+    """The stack expression when extracting into `stack.next` (or `stack.next.member` for a
+    stack of header unions)."""
+    while isinstance(target, ir.Member):
+        if target.name == "next" and isinstance(target.expr.type, StackT):
+            return target.expr
+        target = target.expr
+    return None
+
+
+def _invalidate_union_siblings(fx: FnCtx, target: ir.Expr) -> None:
+    if isinstance(target, ir.Member):
+        ut = target.expr.type
+        if isinstance(ut, StructLikeT) and ut.kind == "header_union":
+            uplace = fx.eg.place(target.expr)
+            off = 0
+            for fname, ft in ut.fields:
+                if fname != target.name:
+                    fx.line(f"{uplace.sub(off, ft).ref()} = 0")
+                off += size_of(ft)
+
+
+def _extract_varbit(gen: CodeGen, fx: FnCtx, t: StructLikeT, place: Place, length: str) -> None:
+    lt = fx.temp()
+    fx.line(f"{lt} = {length}")
+    vmax = next(ft.max_width for _, ft in t.fields if isinstance(ft, VarbitT))
+    fx.line(f"if {lt} & 7:")  # BMv2's order of checks: multiple of 8, length, maximum
+    with fx.indent():
+        fx.line(f"raise _PErr({gen.error_code('ParserInvalidArgument')})")
+    fixed = _fixed_bits(t)
+    fx.line(f"if pos + {fixed} + {lt} > end:")
+    with fx.indent():
+        fx.line(f"raise _PErr({gen.error_code('PacketTooShort')})")
+    fx.line(f"if {lt} > {vmax}:")
+    with fx.indent():
+        fx.line(f"raise _PErr({gen.error_code('HeaderTooShort')})")
+    cursor = fx.temp()
+    fx.line(f"{cursor} = pos")
+    off = 1
+    stores = ["1"]
+    for _, ft in t.fields:
+        if isinstance(ft, VarbitT):
+            stores.append(f"_read_bits(data, {cursor}, {lt}) if {lt} else 0")
+            stores.append(lt)
+            fx.line(f"_v{off} = {stores[-2]}")
+            stores[-2] = f"_v{off}"
+            fx.line(f"{cursor} += {lt}")
+            off += 2
+        else:
+            w = scalar_width(ft)
+            fx.line(f"_v{off} = _read_bits(data, {cursor}, {w})")
+            stores.append(f"_v{off}")
+            fx.line(f"{cursor} += {w}")
+            off += 1
+    fx.line(f"{place.span()} = ({', '.join(stores)},)")
+    fx.line(f"pos = {cursor}")
+
+
+# ---------------------------------------------------------------------------- emit
+
+
+def _emit(fx: FnCtx, e: ir.Expr) -> None:
+    if not isinstance(e.type, StructLikeT | StackT):
+        raise unsupported(e, "emit of a value that is not a header, stack, union or struct")
+    _emit_place(fx, fx.eg.place(e))
+
+
+def _emit_place(fx: FnCtx, place: Place) -> None:
+    t = place.type
+    if isinstance(t, StackT):
+        stride = size_of(t.elem)
+        for i in range(t.size):
+            _emit_place(fx, place.sub(1 + i * stride, t.elem))
+        return
+    assert isinstance(t, StructLikeT)
+    if t.kind != "header":
+        off = 0
+        for _, ft in t.fields:
+            _emit_place(fx, place.sub(off, ft))
+            off += size_of(ft)
+        return
+    fx.line(f"if {place.ref()}:")
+    with fx.indent():
+        if any(isinstance(ft, VarbitT) for _, ft in t.fields):
+            off = 1
+            for _, ft in t.fields:
+                if isinstance(ft, VarbitT):
+                    fx.line(f"P.out.append(({place.ref(off)}, {place.ref(off + 1)}))")
+                    off += 2
+                else:
+                    fx.line(f"P.out.append(({_field_bits(place, off, ft)}, {scalar_width(ft)}))")
+                    off += 1
+            return
+        width = _padded_bits(t)
+        terms = []
+        shift = width
+        off = 1
+        for _, ft in t.fields:
+            shift -= scalar_width(ft)
+            v = _field_bits(place, off, ft)
+            terms.append(f"({v} << {shift})" if shift else v)
+            off += 1
+        fx.line(f"P.out.append(({' | '.join(terms)}).to_bytes({width // 8}, 'big'))")
+
+
+def _field_bits(place: Place, off: int, ft: object) -> str:
+    if isinstance(ft, BitsT) and ft.signed:
+        return f"({place.ref(off)} & {hex((1 << ft.width) - 1)})"
+    if isinstance(ft, BoolT):
+        return f"int({place.ref(off)})"
+    return place.ref(off)
+
+
+# ---------------------------------------------------------------------------- parser
+
+
+def compile_parser(
+    gen: CodeGen, decl: ir.ParserDecl, scope: Scope, prefix: str, sub: bool = False
+) -> str:
+    """One Python function for a parser: a state machine over Python-local cursor state.
+
+    The top-level parser is `f(S, P)` and records errors in parser_error; a sub-parser is
+    `f(S, P, data, end, pos) -> pos` and lets errors (carrying its cursor) reach its caller.
+    """
+
+    fname = gen.fn_name("p")
+    fx = FnCtx(gen, scope, "parser", fname)
+    fx.aligned = _always_aligned(decl) and not sub
+    if not sub:
+        fx.line("data = P.data")
+        fx.line("end = len(data) << 3")
+        fx.line("pos = 0")
+    gen.compile_locals(decl.locals, scope, prefix, fx, decl.states)
+    states = {s.name: i for i, s in enumerate(decl.states)}
+    if "start" not in states:
+        raise unsupported(decl, "a parser without a start state")
+    fx.line(f"st = {states['start']}")
+    fx.line("try:")
+    fx.level += 1
+    fx.line("while True:")
+    fx.level += 1
+    for i, state in enumerate(decl.states):
+        fx.line(f"{'if' if i == 0 else 'elif'} st == {i}:")
+        with fx.indent():
+            for s in state.stmts:
+                gen.stmts.stmt(fx, s)
+            _transition(gen, fx, state, states)
+    fx.line("else:")
+    with fx.indent():
+        fx.line("break")
+    fx.level -= 2
+    oob = gen.error_code("StackOutOfBounds")
+    if sub:
+        fx.line("except _PErr as exc:")
+        with fx.indent():
+            fx.line("if exc.pos is None:")
+            with fx.indent():
+                fx.line("exc.pos = pos")
+            fx.line("raise")
+        fx.line("except _SIE:")
+        with fx.indent():
+            fx.line(f"raise _PErr({oob}, pos) from None")
+        fx.line("return pos")
+        gen.functions.append(fx.source(f"def {fname}(S, P, data, end, pos):"))
+        return fname
+    perr = gen.sm_ref("parser_error")
+    fx.line("except _PErr as exc:")
+    with fx.indent():
+        if perr:
+            fx.line(f"{perr} = exc.code")
+        fx.line("if exc.pos is not None:")
+        with fx.indent():
+            fx.line("pos = exc.pos")
+    fx.line("except _SIE:")
+    with fx.indent():
+        if perr:
+            fx.line(f"{perr} = {oob}")
+    fx.line("P.pos = pos")
+    gen.functions.append(fx.source(f"def {fname}(S, P):"))
+    return fname
+
+
+def _always_aligned(decl: ir.ParserDecl) -> bool:
+    """True if the cursor provably stays byte-aligned: every extract is a fixed header of
+    whole bytes and every advance a constant multiple of 8."""
+    ok = True
+
+    def visit(node: object) -> None:
+        nonlocal ok
+        if isinstance(node, ir.Call) and isinstance(node.target, ir.Member):
+            name = node.target.name
+            if node.kind == ir.CallKind.BLOCK_APPLY:
+                ok = False  # sub-parsers are compiled without the alignment assumption
+            elif name == "extract" and node.args:
+                t = node.args[0].value.type
+                if not isinstance(t, StructLikeT) or len(node.args) > 1:
+                    ok = False
+                elif any(isinstance(ft, VarbitT) for _, ft in t.fields):
+                    ok = False
+            elif name == "advance" and node.args:
+                amount = node.args[0].value
+                while isinstance(amount, ir.Cast):
+                    amount = amount.expr
+                if not (isinstance(amount, ir.IntLit) and amount.value % 8 == 0):
+                    ok = False
+        if isinstance(node, ir.Node):
+            for value in vars(node).values():
+                if isinstance(value, list):
+                    for item in value:
+                        visit(item)
+                elif isinstance(value, ir.Node) and not isinstance(value, ir.Decl):
+                    visit(value)
+
+    for state in decl.states:
+        for stmt in state.stmts:
+            visit(stmt)
+    return ok
+
+
+def _transition(gen: CodeGen, fx: FnCtx, state: ir.ParserState, states: dict[str, int]) -> None:
+    tr = state.transition
+
+    def goto(name: str) -> str:
+        if name in ("accept", "reject"):
+            return "break"
+        if name not in states:
+            raise unsupported(state, f"transition to unknown state '{name}'")
+        return f"st = {states[name]}"
+
+    if tr is None or isinstance(tr, str):
+        fx.line(goto(tr or "reject"))
+        return
+    keys = []
+    for k in tr.keys:
+        tmp = fx.temp()
+        fx.line(f"{tmp} = {fx.eg.ex(k)}")
+        keys.append(tmp)
+    first = True
+    for case in tr.cases:
+        cond = _keyset_cond(fx, case.keyset, keys, case)
+        if cond == "True":
+            if first:
+                fx.line(goto(case.state))
+            else:
+                fx.line("else:")
+                with fx.indent():
+                    fx.line(goto(case.state))
+            return
+        fx.line(f"{'if' if first else 'elif'} {cond}:")
+        with fx.indent():
+            fx.line(goto(case.state))
+        first = False
+    if first:
+        fx.line("break")
+    else:
+        fx.line("else:")
+        with fx.indent():
+            fx.line("break")
+
+
+def _keyset_cond(fx: FnCtx, keyset: ir.Expr, keys: list[str], at: ir.Node) -> str:
+    if isinstance(keyset, ir.DefaultKey | ir.DontCare):
+        return "True"
+    if len(keys) == 1 and not isinstance(keyset, ir.ListExpr):
+        return _one(fx, keyset, keys[0])
+    items = keyset.items if isinstance(keyset, ir.ListExpr) else [keyset]
+    if len(items) != len(keys):
+        raise unsupported(at, "select case with the wrong number of keys")
+    conds = [c for c in (_one(fx, item, k) for item, k in zip(items, keys, strict=True))
+             if c != "True"]
+    return " and ".join(conds) if conds else "True"
+
+
+def _one(fx: FnCtx, item: ir.Expr, key: str) -> str:
+    if isinstance(item, ir.DefaultKey | ir.DontCare):
+        return "True"
+    if isinstance(item, ir.Binary) and item.op == "&&&":
+        v, m = fx.eg.ex(item.left), fx.eg.ex(item.right)
+        return f"({key} & {m}) == ({v} & {m})"
+    if isinstance(item, ir.Binary) and item.op == "..":
+        lo, hi = fx.eg.ex(item.left), fx.eg.ex(item.right)
+        return f"{lo} <= {key} <= {hi}"
+    if isinstance(item.type, StructLikeT) or not is_scalar(item.type or BitsT(1)):
+        raise unsupported(item, "select on a non-scalar keyset")
+    return f"{key} == {fx.eg.ex(item)}"

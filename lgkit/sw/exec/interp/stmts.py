@@ -1,0 +1,226 @@
+"""Statement code generation: assignments, conditionals, switch, exit/return, locals, calls."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lgkit.sw.exec.interp.exprs import Place, fit, unsupported
+from lgkit.sw.exec.interp.layout import is_scalar, template
+from lgkit.sw.exec.interp.scope import ConstVal, PyVar, TableB
+from lgkit.sw.lang import ir
+from lgkit.sw.lang.types import BitsT, P4Type
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.interp.fnctx import FnCtx
+
+
+class Stmts:
+    """Statement compiler (stateless; everything lives in the FnCtx)."""
+
+    def block(self, fx: FnCtx, b: ir.Stmt) -> None:
+        if isinstance(b, ir.Block):
+            for s in b.stmts:
+                self.stmt(fx, s)
+        else:
+            self.stmt(fx, b)
+
+    def stmt(self, fx: FnCtx, s: ir.Stmt) -> None:
+        method = getattr(self, "_st_" + type(s).__name__, None)
+        if method is None:
+            raise unsupported(s, f"statement {type(s).__name__}")
+        method(fx, s)
+
+    def _st_Block(self, fx: FnCtx, s: ir.Block) -> None:
+        self.block(fx, s)
+
+    def _st_Empty(self, fx: FnCtx, s: ir.Empty) -> None:
+        return
+
+    def _st_Exit(self, fx: FnCtx, s: ir.Exit) -> None:
+        fx.line("raise _EXIT")
+
+    def _st_Break(self, fx: FnCtx, s: ir.Break) -> None:
+        fx.line("break")
+
+    def _st_Continue(self, fx: FnCtx, s: ir.Continue) -> None:
+        fx.line("continue")
+
+    def _st_For(self, fx: FnCtx, s: ir.For) -> None:
+        """A Python `while True` loop; the update runs at the top of every iteration but the
+        first, so that `continue` (a Python continue) still runs it."""
+        for init in s.init:
+            self.stmt(fx, init)
+        first = fx.temp()
+        if s.update:
+            fx.line(f"{first} = True")
+        fx.line("while True:")
+        with fx.indent():
+            if s.update:
+                fx.line(f"if {first}:")
+                with fx.indent():
+                    fx.line(f"{first} = False")
+                fx.line("else:")
+                with fx.indent():
+                    for update in s.update:
+                        self.stmt(fx, update)
+            if s.cond is not None:
+                fx.line(f"if not ({fx.eg.ex(s.cond)}):")
+                with fx.indent():
+                    fx.line("break")
+            self.block(fx, s.body)
+
+    def _st_ForIn(self, fx: FnCtx, s: ir.ForIn) -> None:
+        slot = fx.gen.alloc(s.var.type_ref.resolved, s.var)
+        fx.scope.bind(s.var, slot)
+        lo, hi, value = fx.temp(), fx.temp(), fx.temp()
+        fx.line(f"{lo} = {fx.eg.ex(s.lo)}")
+        fx.line(f"{hi} = {fx.eg.ex(s.hi)}")
+        fx.line(f"for {value} in range({lo}, {hi} + 1):")
+        with fx.indent():
+            fx.line(f"S[{slot.base}] = {value}")
+            self.block(fx, s.body)
+
+    def _st_Return(self, fx: FnCtx, s: ir.Return) -> None:
+        if s.value is None:
+            fx.line("return")
+        elif isinstance(s.value, ir.ListExpr | ir.StructExpr):
+            fx.line(f"return {fx.eg.aggregate(s.value, fx.ret_type)}")
+        else:
+            fx.line(f"return {fx.eg.ex(s.value)}")
+
+    def _st_If(self, fx: FnCtx, s: ir.If) -> None:
+        fx.line(f"if {fx.eg.ex(s.cond)}:")
+        with fx.indent():
+            self.block(fx, s.then)
+        if s.other is not None:
+            fx.line("else:")
+            with fx.indent():
+                self.block(fx, s.other)
+
+    def _st_CallStmt(self, fx: FnCtx, s: ir.CallStmt) -> None:
+        fx.gen.calls.call_stmt(fx, s.call)
+
+    def _st_VarDecl(self, fx: FnCtx, s: ir.VarDecl) -> None:
+        slot = fx.gen.alloc(s.type_ref.resolved, s)
+        fx.scope.bind(s, slot)
+        place = Place(str(slot.base), slot.base, slot.type)
+        if s.init is not None:
+            self.assign_code(fx, place, s.init)
+        elif is_scalar(slot.type):
+            fx.line(f"{place.ref()} = 0")
+        else:
+            fx.line(f"{place.span()} = {fx.gen.const_obj(template(slot.type))}")
+
+    def _st_ConstDecl(self, fx: FnCtx, s: ir.ConstDecl) -> None:
+        fx.scope.bind(s, ConstVal(fx.eg.const_code(s, s), s.type_ref.resolved))
+
+    def _st_InstanceDecl(self, fx: FnCtx, s: ir.InstanceDecl) -> None:
+        raise unsupported(s, "instantiation inside a block body")
+
+    # ------------------------------------------------------------------ assignment
+
+    def _st_Assign(self, fx: FnCtx, s: ir.Assign) -> None:
+        lhs = s.lhs
+        if isinstance(lhs, ir.DontCare):
+            fx.eg.ex(s.rhs)
+            return
+        if isinstance(lhs, ir.Slice):
+            self._assign_slice(fx, lhs, fx.eg.ex(s.rhs))
+            return
+        if isinstance(lhs, ir.PathExpr) and isinstance(fx.scope.get(lhs.decl), PyVar):
+            fx.line(f"{fx.scope.get(lhs.decl).name} = {fx.eg.ex(s.rhs)}")
+            return
+        value = self._value_for(fx, s.rhs, lhs.type)
+        self._store(fx, fx.eg.place(lhs), value)
+
+    def assign_code(self, fx: FnCtx, place: Place, rhs: ir.Expr) -> None:
+        self._store(fx, place, self._value_for(fx, rhs, place.type))
+
+    def _value_for(self, fx: FnCtx, rhs: ir.Expr, t: P4Type | None) -> str:
+        if isinstance(rhs, ir.ListExpr | ir.StructExpr):
+            return fx.eg.aggregate(rhs, t)
+        return fx.eg.ex(rhs)
+
+    def _store(self, fx: FnCtx, place: Place, value: str) -> None:
+        t = place.type
+        if is_scalar(t):
+            fx.line(f"{place.ref()} = {value}")
+        else:
+            fx.line(f"{place.span()} = {value}")
+
+    def store_code(self, fx: FnCtx, lhs: ir.Expr, value: str) -> None:
+        """Assign already-generated value code to an lvalue expression."""
+        if isinstance(lhs, ir.DontCare):
+            return
+        if isinstance(lhs, ir.Slice):
+            self._assign_slice(fx, lhs, value)
+            return
+        if isinstance(lhs, ir.PathExpr) and isinstance(fx.scope.get(lhs.decl), PyVar):
+            fx.line(f"{fx.scope.get(lhs.decl).name} = {value}")
+            return
+        self._store(fx, fx.eg.place(lhs), value)
+
+    def _assign_slice(self, fx: FnCtx, lhs: ir.Slice, value: str) -> None:
+        base, lo, hi = lhs.expr, lhs.lo, lhs.hi
+        while isinstance(base, ir.Slice):  # x[a:b][c:d] is x[b+c:b+d]
+            lo, hi = base.lo + lo, base.lo + hi
+            base = base.expr
+        base_t = base.type
+        width = hi - lo + 1
+        m = (1 << width) - 1
+        target = self._scalar_target(fx, base)
+        full = (1 << base_t.width) - 1 if isinstance(base_t, BitsT) else m
+        keep = full ^ (m << lo)
+        code = f"({target} & {hex(keep)}) | ((({value}) & {hex(m)}) << {lo})"
+        if isinstance(base_t, BitsT) and base_t.signed:
+            code = fit(code, base_t)
+        fx.line(f"{target} = {code}")
+
+    def _scalar_target(self, fx: FnCtx, e: ir.Expr) -> str:
+        if isinstance(e, ir.PathExpr) and isinstance(fx.scope.get(e.decl), PyVar):
+            return fx.scope.get(e.decl).name
+        return fx.eg.place(e).ref()
+
+    # ------------------------------------------------------------------ switch
+
+    def _st_Switch(self, fx: FnCtx, s: ir.Switch) -> None:
+        e = s.expr
+        table_b = None
+        if isinstance(e, ir.Member) and e.name == "action_run" and isinstance(e.expr, ir.Call):
+            table_b = fx.scope.get(getattr(e.expr.target, "expr", None) and e.expr.target.expr.decl)
+        value = fx.eg.ex(e)
+        tmp = fx.temp()
+        fx.line(f"{tmp} = {value}")
+        pending: list[str] = []
+        first = True
+        has_default = False
+        for case in s.cases:
+            for label in case.labels:
+                if isinstance(label, ir.DefaultKey):
+                    has_default = True
+                    continue
+                pending.append(self._label_code(fx, label, table_b))
+            if case.body is None:
+                continue
+            if has_default and not pending:
+                fx.line("else:" if not first else "if True:")
+            else:
+                cond = " or ".join(f"{tmp} == {p}" for p in pending) or "False"
+                if has_default:
+                    cond = "True"
+                fx.line(f"{'if' if first else 'elif'} {cond}:")
+            with fx.indent():
+                self.block(fx, case.body)
+            first = False
+            pending = []
+            if has_default:
+                break
+
+    def _label_code(self, fx: FnCtx, label: ir.Expr, table_b: TableB | None) -> str:
+        if table_b is not None:
+            name = label.name if isinstance(label, ir.PathExpr) else None
+            if name is None or name not in table_b.action_ids:
+                raise unsupported(label, "switch label that is not an action of the table")
+            return str(table_b.action_ids[name])
+        return fx.eg.ex(label)
+

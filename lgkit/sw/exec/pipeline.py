@@ -1,0 +1,148 @@
+"""One loaded P4 program and its runtime state: tables, externs, sessions, and packet passes.
+
+Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
+
+- `Pipeline.load(compiled, seed=None)`: code-generates the program once (raises the frontend's
+  P4Error with `unsupported: <what>` for anything the target cannot execute).
+- State, keyed by P4Info names ("MyIngress.ipv4_lpm", actions "MyIngress.drop", "NoAction"):
+  `tables: dict[str, Table]`, `registers: dict[str, RegisterArray]`,
+  `counters: dict[str, CounterArray]` (indirect counters; direct counters live on the entries:
+  `entry.counter`), `meters: dict[str, MeterArray]` (direct meters: `entry.meter_config`),
+  `direct_counters` / `direct_meters`: extern name -> table name,
+  `clone_sessions: dict[int, list[(port, rid)]]`, `mc_groups: dict[int, list[(rid, port)]]`
+  (replication order), `digests: list[(name, values)]` (appended at the end of ingress; consumers
+  drain it), `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
+  `value_sets: dict` (always empty: parser value sets are unsupported).
+- Packet passes (see v1model.py for the exact BMv2 order of decisions):
+  `ingress(port, data, now_us) -> IngressResult`, `ingress_job(job, now_us) -> IngressResult`,
+  `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`.
+
+Units and threading: times are microseconds of the switch clock; meter rates are units
+(packets or bytes) per second and bursts are units (BMv2's CLI uses units per microsecond).
+Table mutations may run in another thread than the packet passes (tables lock internally);
+`digests` and `logs` grow until their consumer drains them.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from lgkit.sw.exec import v1model
+from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
+from lgkit.sw.exec.interp.program import CompiledV1, compile_v1model
+from lgkit.sw.exec.interp.tables import (
+    Exact,
+    KeyMatch,
+    KeySpec,
+    Lpm,
+    Optional_,
+    Range,
+    Table,
+    TableEntry,
+    Ternary,
+)
+from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
+from lgkit.sw.lang.frontend.diagnostics import P4Error
+
+__all__ = [
+    "EgressJob",
+    "EgressResult",
+    "Exact",
+    "IngressJob",
+    "IngressResult",
+    "KeyMatch",
+    "KeySpec",
+    "Lpm",
+    "Optional_",
+    "Pipeline",
+    "Range",
+    "Table",
+    "TableEntry",
+    "Ternary",
+    "UnsupportedError",
+    "RegisterArray",
+    "CounterArray",
+    "MeterArray",
+]
+
+UnsupportedError = P4Error  # construct outside the supported subset: "unsupported: <what>"
+
+DROP_PORT = 511
+
+
+class Pipeline:
+    """A loaded program: generated code plus all control-plane-visible state."""
+
+    def __init__(self, compiled: CompiledV1, name: str = "", seed: int | None = None):
+        self.name = name
+        self.code = compiled
+        self.tables: dict[str, Table] = compiled.tables
+        self.registers: dict[str, RegisterArray] = {}
+        self.counters: dict[str, CounterArray] = {}
+        self.meters: dict[str, MeterArray] = {}
+        for ext in compiled.externs:
+            if isinstance(ext.obj, RegisterArray):
+                self.registers[ext.qname] = ext.obj
+            elif isinstance(ext.obj, CounterArray):
+                self.counters[ext.qname] = ext.obj
+            elif isinstance(ext.obj, MeterArray):
+                self.meters[ext.qname] = ext.obj
+        self.direct_counters: dict[str, str] = compiled.direct_counters
+        self.direct_meters: dict[str, str] = compiled.direct_meters
+        self.clone_sessions: dict[int, list[tuple[int, int]]] = {}
+        self.mc_groups: dict[int, list[tuple[int, int]]] = {}
+        self.value_sets: dict[str, Any] = {}
+        self.digests: list[tuple[str, tuple[int, ...]]] = []
+        self.logs: list[str] = compiled.logs
+        self.rng = random.Random(seed)
+        compiled.ns["_rng"] = self.rng
+        self.drop_port = DROP_PORT
+        self.slots = v1model.Slots(self)
+
+    @classmethod
+    def load(cls, compiled: Any, seed: int | None = None) -> Pipeline:
+        """Build the pipeline of a frontend CompiledProgram (anything with `.ir`)."""
+        return cls(compile_v1model(compiled.ir), getattr(compiled, "name", ""), seed)
+
+    @property
+    def drop_port(self) -> int:
+        """The egress port that means "drop" (simple_switch --drop-port, 511 by default); used
+        by mark_to_drop and by the end-of-ingress/egress decisions."""
+        return self._drop_port
+
+    @drop_port.setter
+    def drop_port(self, port: int) -> None:
+        self._drop_port = port
+        self.code.ns["_drop_port"] = port
+
+    def seed(self, seed: int) -> None:
+        """Re-seed the generator behind random()."""
+        self.rng.seed(seed)
+
+    def generated_source(self) -> str:
+        """The Python source generated for this program (for debugging)."""
+        return self.code.source
+
+    # ------------------------------------------------------------------ packet passes
+
+    def ingress(self, port: int, data: bytes, now_us: int) -> IngressResult:
+        return v1model.ingress_pass(self, data, now_us, port=port)
+
+    def ingress_job(self, job: IngressJob, now_us: int) -> IngressResult:
+        return v1model.ingress_pass(
+            self, job.data, now_us, instance_type=job.instance_type, preserved=job.preserved
+        )
+
+    def egress(
+        self,
+        job: EgressJob,
+        now_us: int,
+        enq_qdepth: int = 0,
+        deq_qdepth: int = 0,
+        enq_timestamp: int = 0,
+        deq_timedelta: int = 0,
+    ) -> EgressResult:
+        return v1model.egress_pass(
+            self, job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta
+        )

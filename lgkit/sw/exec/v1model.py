@@ -1,0 +1,290 @@
+"""The v1model architecture as BMv2 simple_switch runs it: ingress and egress passes with the
+traffic-manager decisions in BMv2's order, and an untimed driver for STF and tests.
+
+End of ingress: I2E clone (original bytes re-parsed; all metadata then reset except the field
+list; instance_type 1) -> digest -> resubmit (instance_type 6; nothing else happens) -> multicast
+(copies with instance_type 5 and egress_rid; original discarded) -> drop (egress_spec 511) ->
+unicast (instance_type reset to 0).
+End of egress: E2E clone (post-egress headers, metadata reset + field list, instance_type 2)
+-> drop (egress_spec 511) -> deparse (compute checksum + deparser) -> recirculate (deparsed
+bytes, instance_type 4; not transmitted) -> transmit (truncate applied).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, StackIndexError, deparse
+from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
+
+NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = range(7)
+MAX_UNTIMED_PASSES = 10_000
+
+
+class PacketState:
+    """What an egress job carries: slots, payload, length register and truncation."""
+
+    __slots__ = ("S", "payload", "plen", "truncate", "recirc")
+
+    def __init__(
+        self, S: list, payload: bytes, plen: int, truncate: int | None, recirc: int | None = None
+    ):
+        self.S = S
+        self.payload = payload
+        self.plen = plen
+        self.truncate = truncate
+        self.recirc = recirc  # BMv2 keeps a recirculate request made in ingress (unicast)
+
+
+class Slots:
+    """standard_metadata slot indices and the generated block functions, bound once."""
+
+    def __init__(self, pl: Pipeline):
+        code = pl.code
+        sm = code.sm
+        self.ingress_port = sm["ingress_port"]
+        self.egress_spec = sm["egress_spec"]
+        self.egress_port = sm["egress_port"]
+        self.instance_type = sm["instance_type"]
+        self.packet_length = sm["packet_length"]
+        self.enq_timestamp = sm["enq_timestamp"]
+        self.enq_qdepth = sm["enq_qdepth"]
+        self.deq_timedelta = sm["deq_timedelta"]
+        self.deq_qdepth = sm["deq_qdepth"]
+        self.ingress_ts = sm["ingress_global_timestamp"]
+        self.egress_ts = sm["egress_global_timestamp"]
+        self.mcast_grp = sm["mcast_grp"]
+        self.egress_rid = sm["egress_rid"]
+        self.priority = sm["priority"]
+        blocks = code.blocks
+        self.parser = blocks["parser"]
+        self.verify = blocks["verify"]
+        self.ingress = blocks["ingress"]
+        self.egress = blocks["egress"]
+        self.compute = blocks["compute"]
+        self.deparser = blocks["deparser"]
+        self.template = code.template
+        self.field_lists = code.field_lists
+        self.hdr_range = code.hdr_range
+
+
+def _run(pl: Pipeline, block: object, S: list, P: Ctx) -> None:
+    try:
+        block(S, P)  # type: ignore[operator]
+    except ExitBlock:
+        pass
+    except StackIndexError:
+        pl.logs.append("error: header stack index out of bounds; the block ended")
+
+
+def _parse(pl: Pipeline, x: Slots, S: list, P: Ctx) -> None:
+    """Parser then verify-checksum (BMv2 verifies at the end of every parse)."""
+    x.parser(S, P)
+    P.payload = P.data[P.pos >> 3 :]
+    _run(pl, x.verify, S, P)
+
+
+def _fresh(x: Slots, source: list, field_list: int | None) -> list:
+    """Reset slots (all metadata zero) with the field list's fields copied from source."""
+    S = x.template[:]
+    if field_list is not None:
+        for slot in x.field_lists.get(field_list, ()):
+            S[slot] = source[slot]
+    return S
+
+
+def _preserved(x: Slots, S: list, field_list: int | None) -> dict:
+    if field_list is None:
+        return {}
+    return {slot: S[slot] for slot in x.field_lists.get(field_list, ())}
+
+
+def ingress_pass(
+    pl: Pipeline,
+    data: bytes,
+    now: int,
+    port: int = 0,
+    instance_type: int = NORMAL,
+    preserved: dict | None = None,
+) -> IngressResult:
+    x: Slots = pl.slots
+    S = x.template[:]
+    if preserved:
+        for slot, value in preserved.items():
+            S[slot] = value
+    if instance_type == NORMAL:
+        S[x.ingress_port] = port & 0x1FF
+        S[x.ingress_ts] = now & 0xFFFFFFFFFFFF
+    S[x.instance_type] = instance_type
+    S[x.packet_length] = len(data)
+    P = Ctx(data, now)
+    _parse(pl, x, S, P)
+    try:
+        x.ingress(S, P)
+    except ExitBlock:
+        pass
+    except StackIndexError:
+        pl.logs.append("error: header stack index out of bounds in ingress; the block ended")
+    result = IngressResult([], None, 0)
+    if P.clone is not None:
+        _ingress_clone(pl, x, S, P, result)
+    if P.digest is not None:
+        pl.digests.append(P.digest)
+    if P.resubmit is not None:
+        result.resubmit = IngressJob(data, RESUBMIT, _preserved(x, S, P.resubmit))
+        return result
+    mgid = S[x.mcast_grp]
+    if mgid:
+        for rid, out_port in pl.mc_groups.get(mgid, ()):
+            copy = S[:]
+            copy[x.egress_rid] = rid & 0xFFFF
+            copy[x.instance_type] = REPLICATION
+            state = PacketState(copy, P.payload, P.plen, P.truncate)
+            result.egress.append(
+                EgressJob(out_port, copy[x.priority], REPLICATION, rid, P.plen, state)
+            )
+        return result
+    spec = S[x.egress_spec]
+    if spec == pl.drop_port:
+        result.drops = 1
+        return result
+    S[x.instance_type] = NORMAL
+    state = PacketState(S, P.payload, P.plen, P.truncate, P.recirc)
+    result.egress.append(EgressJob(spec, S[x.priority], NORMAL, S[x.egress_rid], P.plen, state))
+    return result
+
+
+def _ingress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: IngressResult) -> None:
+    """BMv2: the original bytes are parsed again (with ingress_port set, so the parser sees
+    it), then all metadata is reset and only the field list and instance_type 1 are set."""
+    session, field_list = P.clone
+    targets = pl.clone_sessions.get(session)
+    if not targets:
+        return
+    parsed = x.template[:]
+    parsed[x.ingress_port] = S[x.ingress_port]
+    P2 = Ctx(P.data, P.now)
+    _parse(pl, x, parsed, P2)
+    copy = _fresh(x, S, field_list)
+    hdr_lo, hdr_hi = x.hdr_range
+    copy[hdr_lo:hdr_hi] = parsed[hdr_lo:hdr_hi]
+    copy[x.instance_type] = INGRESS_CLONE
+    result.egress.extend(_replicas(x, copy, targets, INGRESS_CLONE, P2))
+
+
+def egress_pass(
+    pl: Pipeline,
+    job: EgressJob,
+    now: int,
+    enq_qdepth: int,
+    deq_qdepth: int,
+    enq_timestamp: int,
+    deq_timedelta: int,
+) -> EgressResult:
+    x: Slots = pl.slots
+    state = job.state
+    if not isinstance(state, PacketState):
+        raise TypeError("egress job state was not made by ingress_pass")
+    S = state.S
+    S[x.egress_port] = job.port & 0x1FF
+    S[x.egress_spec] = 0
+    S[x.packet_length] = state.plen
+    S[x.instance_type] = job.instance_type
+    S[x.egress_rid] = job.rid & 0xFFFF
+    S[x.enq_timestamp] = enq_timestamp & 0xFFFFFFFF
+    S[x.enq_qdepth] = enq_qdepth & 0x7FFFF
+    S[x.deq_timedelta] = deq_timedelta & 0xFFFFFFFF
+    S[x.deq_qdepth] = deq_qdepth & 0x7FFFF
+    S[x.egress_ts] = now & 0xFFFFFFFFFFFF
+    P = Ctx(b"", now)
+    P.payload = state.payload
+    P.plen = P.count_len = state.plen
+    P.truncate = state.truncate
+    P.recirc = state.recirc
+    try:
+        x.egress(S, P)
+    except ExitBlock:
+        pass
+    except StackIndexError:
+        pl.logs.append("error: header stack index out of bounds in egress; the block ended")
+    result = EgressResult(None, [], None, False)
+    if P.clone is not None:
+        _egress_clone(pl, x, S, P, result)
+    if S[x.egress_spec] == pl.drop_port:
+        result.dropped = True
+        return result
+    _run(pl, x.compute, S, P)
+    _run(pl, x.deparser, S, P)
+    out = deparse(P.out) + P.payload
+    if P.recirc is not None:
+        result.recirculate = IngressJob(out, RECIRC, _preserved(x, S, P.recirc))
+        return result
+    if P.truncate is not None and P.truncate < len(out):
+        out = out[: P.truncate]
+    result.out = (job.port, out)
+    return result
+
+
+def _egress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: EgressResult) -> None:
+    session, field_list = P.clone
+    targets = pl.clone_sessions.get(session)
+    if not targets:
+        return
+    copy = _fresh(x, S, field_list)
+    hdr_lo, hdr_hi = x.hdr_range
+    copy[hdr_lo:hdr_hi] = S[hdr_lo:hdr_hi]
+    copy[x.instance_type] = EGRESS_CLONE
+    result.clones.extend(_replicas(x, copy, targets, EGRESS_CLONE, P))
+
+
+def _replicas(
+    x: Slots, copy: list, targets: list[tuple[int, int]], instance_type: int, P: Ctx
+) -> list[EgressJob]:
+    """One egress job per clone-session target (port, rid), each with its own metadata copy."""
+    jobs = []
+    for out_port, rid in targets:
+        replica = copy[:]
+        replica[x.egress_rid] = rid & 0xFFFF
+        state = PacketState(replica, P.payload, P.plen, None)
+        jobs.append(EgressJob(out_port, replica[x.priority], instance_type, rid, P.plen, state))
+    return jobs
+
+
+def run_untimed(pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
+    """Drive one packet and everything it causes to completion; returns transmitted packets
+    in order. Resubmitted/recirculated packets are served before egress work (BMv2's
+    high-priority ingress queue); egress copies are processed FIFO."""
+    start = time.monotonic()
+
+    def now() -> int:
+        return int((time.monotonic() - start) * 1e6)
+
+    outputs: list[tuple[int, bytes]] = []
+    ingress_q: deque[IngressJob | None] = deque([None])
+    egress_q: deque[EgressJob] = deque()
+    passes = 0
+    while ingress_q or egress_q:
+        passes += 1
+        if passes > MAX_UNTIMED_PASSES:
+            pl.logs.append("error: too many resubmit/recirculate/clone passes; stopped")
+            break
+        if ingress_q:
+            job = ingress_q.popleft()
+            res = pl.ingress(port, data, now()) if job is None else pl.ingress_job(job, now())
+            egress_q.extend(res.egress)
+            if res.resubmit is not None:
+                ingress_q.append(res.resubmit)
+            continue
+        ejob = egress_q.popleft()
+        eres = pl.egress(ejob, now(), 0, len(egress_q), now(), 0)
+        egress_q.extend(eres.clones)
+        if eres.recirculate is not None:
+            ingress_q.append(eres.recirculate)
+        if eres.out is not None:
+            outputs.append(eres.out)
+    return outputs

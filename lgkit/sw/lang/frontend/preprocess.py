@@ -1,0 +1,101 @@
+"""C preprocessing of P4 sources (pcpp) and the mapping of output lines back to user files."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import pcpp
+
+from lgkit.sw.lang.frontend.diagnostics import MAX_ERRORS, Diagnostic, P4Error
+from lgkit.sw.lang.ir import Loc
+
+P4INCLUDE_DIR = str(Path(__file__).resolve().parent.parent / "p4include")
+
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?!line\b)[A-Za-z]", re.MULTILINE)
+_LINE_MARKER = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
+
+
+class _Preprocessor(pcpp.Preprocessor):
+    """pcpp with errors collected as diagnostics and comments kept (so lines do not move)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.line_directive = "#line"
+        self.diagnostics: list[Diagnostic] = []
+
+    def _report(self, file: str | None, line: int | None, message: str) -> None:
+        self.diagnostics.append(Diagnostic(Loc(file or "<string>", line or 1, 1), "error", message))
+
+    def on_error(self, file: str, line: int, msg: str) -> None:
+        self._report(file, line, msg)
+
+    def on_comment(self, tok: object) -> bool:
+        return True
+
+    def on_directive_unknown(
+        self, directive: object, toks: list, ifpassthru: bool, precedingtoks: list
+    ) -> bool | None:
+        name = directive.value  # type: ignore[attr-defined]
+        source, line = directive.source, directive.lineno  # type: ignore[attr-defined]
+        if name in ("line", "pragma"):
+            return None
+        text = "".join(t.value for t in toks).strip()
+        if name == "error":
+            self._report(source, line, f"#error {text}")
+        elif name != "warning":
+            self._report(source, line, f"unknown preprocessor directive #{name}")
+        return True
+
+
+def needs_preprocessing(text: str) -> bool:
+    """True if the text has any directive other than #line markers."""
+    return _DIRECTIVE.search(text) is not None
+
+
+def preprocess(
+    text: str,
+    filename: str,
+    include_dirs: tuple[str, ...] | list[str] = (),
+    defines: dict[str, str] | None = None,
+) -> str:
+    """Run the C preprocessor; the output carries #line markers naming the original files."""
+    pp = _Preprocessor()
+    for directory in (P4INCLUDE_DIR, *include_dirs):
+        pp.add_path(directory)
+    # #line markers: the main file as the user named it, included files by their full path
+    main_file = re.escape(os.path.abspath(filename)) + "$"
+    pp.rewrite_paths = [(main_file, filename.replace("\\", "\\\\"))]
+    for name, value in (defines or {}).items():
+        pp.define(f"{name} {value}")
+    pp.parse(text, filename)
+    out = io.StringIO()
+    pp.write(out)
+    if pp.diagnostics:
+        raise P4Error(pp.diagnostics[:MAX_ERRORS])
+    return out.getvalue()
+
+
+def split_line_markers(text: str, filename: str) -> tuple[str, list[tuple[str, int]]]:
+    """Blank out #line markers and other # lines; map each output line to (file, line)."""
+    lines = text.split("\n")
+    origin: list[tuple[str, int]] = []
+    current_file, next_line = filename, 1
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith("#"):
+            marker = _LINE_MARKER.match(line)
+            if marker:
+                next_line = int(marker.group(1))
+                if marker.group(2) is not None:
+                    current_file = marker.group(2).replace('\\"', '"').replace("\\\\", "\\")
+            else:
+                next_line += 1
+            origin.append((current_file, next_line))
+            lines[i] = ""
+            continue
+        origin.append((current_file, next_line))
+        next_line += 1
+    return "\n".join(lines), origin

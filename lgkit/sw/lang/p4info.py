@@ -1,0 +1,983 @@
+"""P4Info generation from the checked IR: names, aliases and ids exactly as p4c assigns them."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from finsy.proto import p4i, p4t
+from google.protobuf import text_format
+
+from lgkit.sw.lang import ir
+from lgkit.sw.lang import types as t
+
+# P4Ids prefixes (p4info.proto).
+ACTION, TABLE, VALUE_SET, CONTROLLER_HEADER = 0x01, 0x02, 0x03, 0x04
+COUNTER, DIRECT_COUNTER, METER, DIRECT_METER, REGISTER, DIGEST = 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
+DEFAULT_TABLE_SIZE = 1024
+MATCH_TYPES = {
+    "exact": p4i.MatchField.EXACT,
+    "lpm": p4i.MatchField.LPM,
+    "ternary": p4i.MatchField.TERNARY,
+    "range": p4i.MatchField.RANGE,
+    "optional": p4i.MatchField.OPTIONAL,
+}
+V1SWITCH_ORDER = ["p", "vr", "ig", "eg", "ck", "dep"]
+HIDDEN_FROM_P4INFO = {"name", "id", "brief", "description"}
+PKGINFO_PAIR = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+TEXT_HEADER = "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
+
+
+def jenkins_hash(name: str) -> int:
+    """Bob Jenkins' one-at-a-time hash over the UTF-8 bytes of `name` (32 bits)."""
+    h = 0
+    for byte in name.encode():
+        h = (h + byte) & 0xFFFFFFFF
+        h = (h + (h << 10)) & 0xFFFFFFFF
+        h ^= h >> 6
+    h = (h + (h << 3)) & 0xFFFFFFFF
+    h ^= h >> 11
+    return (h + (h << 15)) & 0xFFFFFFFF
+
+
+class SymbolTable:
+    """Control-plane names per resource kind, their ids (hash + probing) and aliases."""
+
+    def __init__(self) -> None:
+        self.symbols: dict[int, dict[str, int | None]] = {}
+        self.assigned: set[int] = set()
+        self.suffix_counts: dict[tuple[str, ...], int] = {}
+        self.names: set[str] = set()
+
+    def add(self, kind: int, name: str, user_id: int | None = None) -> None:
+        table = self.symbols.setdefault(kind, {})
+        if name in table:
+            return
+        if user_id is not None:
+            top = user_id & 0xFF000000
+            if top and top != kind << 24:
+                raise P4InfoError(f"@id {user_id:#x} of '{name}' has the wrong 8-bit prefix")
+            user_id |= kind << 24
+            if user_id in self.assigned:
+                raise P4InfoError(f"@id {user_id} is assigned to multiple declarations")
+            self.assigned.add(user_id)
+        table[name] = user_id
+        self._add_suffixes(name)
+
+    def _add_suffixes(self, name: str) -> None:
+        if name in self.names:
+            return
+        self.names.add(name)
+        parts = tuple(name.split("."))
+        for n in range(1, len(parts) + 1):
+            key = parts[-n:]
+            self.suffix_counts[key] = self.suffix_counts.get(key, 0) + 1
+
+    def compute_ids(self) -> None:
+        for kind in sorted(self.symbols):
+            table = self.symbols[kind]
+            for name in sorted((n for n, i in table.items() if i is None), key=str.encode):
+                h = jenkins_hash(name)
+                while (kind << 24) | (h & 0xFFFFFF) in self.assigned:
+                    h += 1
+                table[name] = (kind << 24) | (h & 0xFFFFFF)
+                self.assigned.add(table[name])
+
+    def id(self, kind: int, name: str) -> int:
+        value = self.symbols[kind][name]
+        assert value is not None
+        return value
+
+    def alias(self, name: str) -> str:
+        parts = tuple(name.split("."))
+        for n in range(1, len(parts) + 1):
+            if self.suffix_counts.get(parts[-n:], 0) < 2:
+                return ".".join(parts[-n:])
+        return name
+
+
+class P4InfoError(Exception):
+    """The program cannot be described in P4Info (p4c rejects it too)."""
+
+
+# --------------------------------------------------------------------------- annotations
+
+
+def annotation_string(args: list[str]) -> str | None:
+    """The string literal argument of an annotation like @name("x"), unquoted."""
+    if len(args) != 1:
+        return None
+    text = args[0].strip()
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        return text[1:-1]
+    return None
+
+
+def annotation_int(args: list[str]) -> int | None:
+    if not args:
+        return None
+    try:
+        return int(" ".join(args).strip().replace("_", ""), 0)
+    except ValueError:
+        return None
+
+
+def render_annotation(name: str, args: list[str]) -> str:
+    """An annotation as P4 source text, as p4c writes it into P4Info."""
+    if not args:
+        return f"@{name}"
+    return f"@{name}({', '.join(a.strip() for a in args)})"
+
+
+def annotation_texts(annotations: ir.Annotations, skip: set[str] = frozenset()) -> list[str]:
+    return [
+        render_annotation(name, args)
+        for name, args in annotations.items()
+        if name not in HIDDEN_FROM_P4INFO and name not in skip
+    ]
+
+
+def set_doc(message: object, annotations: ir.Annotations) -> None:
+    brief = annotation_string(annotations.get("brief", []))
+    description = annotation_string(annotations.get("description", []))
+    if brief is not None:
+        message.doc.brief = brief  # type: ignore[attr-defined]
+    if description is not None:
+        message.doc.description = description  # type: ignore[attr-defined]
+
+
+def set_preamble(
+    pre: p4i.Preamble, ident: int, name: str, alias: str, anns: ir.Annotations
+) -> None:
+    pre.id = ident
+    pre.name = name
+    pre.alias = alias
+    pre.annotations.extend(annotation_texts(anns))
+    set_doc(pre, anns)
+
+
+def is_hidden(annotations: ir.Annotations) -> bool:
+    return "hidden" in annotations
+
+
+# --------------------------------------------------------------------------- IR walking
+
+
+def walk(node: object) -> Iterator[object]:
+    """Every IR node under `node` (itself included), in field order."""
+    if isinstance(node, list | tuple):
+        for item in node:
+            yield from walk(item)
+        return
+    if not isinstance(node, ir.Node):
+        return
+    yield node
+    for f in dataclasses.fields(node):
+        if f.name in ("decl", "callee", "type", "resolved", "loc"):
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Node | list | tuple):
+            yield from walk(value)
+
+
+def referenced_names(node: object) -> list[str]:
+    """Names used by PathExprs and ActionRefs under `node`, in traversal order."""
+    names: list[str] = []
+    for n in walk(node):
+        if isinstance(n, ir.PathExpr):
+            names.append(n.name)
+        elif isinstance(n, ir.ActionRef):
+            names.append(n.name)
+    return names
+
+
+def local_name(decl: ir.Decl, prefix: str) -> str:
+    """controlPlaneName: @name (absolute with a leading '.') or the declared name, under prefix."""
+    given = annotation_string(decl.annotations.get("name", []))
+    if given is not None and given.startswith("."):
+        return given[1:]
+    base = given if given is not None else decl.name
+    return f"{prefix}.{base}" if prefix else base
+
+
+def user_id(decl: ir.Decl | ir.KeyElement) -> int | None:
+    args = decl.annotations.get("id")
+    return None if args is None else annotation_int(args)
+
+
+def strip_implicit(expr: ir.Expr) -> ir.Expr:
+    while isinstance(expr, ir.Cast) and isinstance(expr.expr, ir.IntLit):
+        expr = expr.expr
+    return expr
+
+
+def key_name(key: ir.KeyElement) -> str:
+    """The match field name: @name, else the name p4c derives from the key expression."""
+    given = annotation_string(key.annotations.get("name", []))
+    if given is not None:
+        return given
+    name = expr_key_name(key.expr)
+    if name is None:
+        raise P4InfoError(f"{key.loc}: complex key expression requires a @name annotation")
+    return name
+
+
+def expr_key_name(expr: ir.Expr) -> str | None:
+    expr = strip_implicit(expr)
+    if isinstance(expr, ir.PathExpr):
+        return expr.name
+    if isinstance(expr, ir.Member):
+        return member_key_name(expr)
+    if isinstance(expr, ir.Index):
+        left, right = expr_key_name(expr.expr), expr_key_name(expr.index)
+        return None if left is None or right is None else f"{left}[{right}]"
+    if isinstance(expr, ir.IntLit):
+        return str(expr.value)
+    if isinstance(expr, ir.Slice):
+        inner = expr_key_name(expr.expr)
+        return None if inner is None else f"{inner}[{expr.hi}:{expr.lo}]"
+    if isinstance(expr, ir.Binary) and expr.op == "&":
+        left, right = expr_key_name(expr.left), expr_key_name(expr.right)
+        return None if left is None or right is None else f"{left} & {right}"
+    if isinstance(expr, ir.Call) and not expr.args and isinstance(expr.target, ir.Member):
+        if expr.target.name == "isValid":
+            base = expr_key_name(expr.target.expr)
+            return None if base is None else f"{base}.$valid$"
+    return None
+
+
+def member_key_name(expr: ir.Member) -> str | None:
+    fname = expr.name
+    owner = expr.expr.type
+    if isinstance(owner, t.StructLikeT):
+        given = annotation_string(owner.field_annotations.get(fname, {}).get("name", []))
+        if given is not None:
+            if given.startswith("."):
+                return given[1:]
+            fname = given
+    base = expr_key_name(expr.expr)
+    return None if base is None else f"{base}.{fname}"
+
+
+def type_width(ty: t.P4Type | None) -> int:
+    """Bit width P4Info reports: 0 for error, plain enums and types without a fixed width."""
+    try:
+        return 0 if ty is None else t.width_of(ty)
+    except TypeError:
+        return 0
+
+
+# --------------------------------------------------------------------------- program model
+
+
+@dataclass
+class Scope:
+    """Declarations visible in a control: its locals over the program's top level."""
+
+    top: dict[str, ir.Decl]
+    local: dict[str, ir.Decl] = field(default_factory=dict)
+
+    def find(self, name: str) -> ir.Decl | None:
+        name = name.lstrip(".")
+        return self.local.get(name) or self.top.get(name)
+
+
+@dataclass
+class ActionInfo:
+    decl: ir.ActionDecl
+    name: str
+
+
+@dataclass
+class TableInfo:
+    decl: ir.TableDecl
+    name: str
+    scope: Scope
+    prefix: str
+
+
+@dataclass
+class InstanceInfo:
+    decl: ir.InstanceDecl
+    name: str
+    extern: str
+
+
+@dataclass
+class ProgramModel:
+    """What P4Info describes, in p4c's order."""
+
+    actions: list[ActionInfo] = field(default_factory=list)
+    tables: list[TableInfo] = field(default_factory=list)
+    instances: list[InstanceInfo] = field(default_factory=list)
+    digests: list[tuple[str, t.P4Type, ir.Annotations]] = field(default_factory=list)
+    controller_headers: list[ir.TypeDecl] = field(default_factory=list)
+
+
+def top_level(program: ir.Program) -> dict[str, ir.Decl]:
+    result: dict[str, ir.Decl] = {}
+    for decl in program.decls:
+        if isinstance(decl, ir.ParserDecl | ir.ControlDecl) and decl.is_type:
+            result.setdefault(decl.name, decl)
+        else:
+            result[decl.name] = decl
+    return result
+
+
+def block_of(expr: ir.Expr, top: dict[str, ir.Decl]) -> ir.Decl | None:
+    """The parser/control declaration a package argument instantiates."""
+    if isinstance(expr, ir.Call):
+        expr = expr.target
+    if isinstance(expr, ir.Cast):
+        expr = expr.expr
+    if not isinstance(expr, ir.PathExpr):
+        return None
+    decl = top.get(expr.name)
+    if isinstance(decl, ir.InstanceDecl):
+        decl = top.get(decl.type_ref.name)
+    return decl
+
+
+def main_blocks(program: ir.Program, top: dict[str, ir.Decl]) -> list[ir.Decl]:
+    main = program.main or top.get("main")
+    if not isinstance(main, ir.InstanceDecl):
+        return []
+    package = top.get(main.type_ref.name)
+    names = [p.name for p in package.params] if isinstance(package, ir.PackageDecl) else []
+    if not names:
+        names = V1SWITCH_ORDER
+    by_param: dict[str, ir.Expr] = {}
+    for index, arg in enumerate(main.args):
+        key = arg.name if arg.name is not None else (names[index] if index < len(names) else "")
+        by_param[key] = arg.value
+    blocks = []
+    for name in names:
+        if name in by_param:
+            decl = block_of(by_param[name], top)
+            if decl is not None:
+                blocks.append(decl)
+    return blocks
+
+
+def extern_type_name(decl: ir.InstanceDecl, top: dict[str, ir.Decl]) -> str | None:
+    target = top.get(decl.type_ref.name)
+    return decl.type_ref.name if isinstance(target, ir.ExternDecl) else None
+
+
+class ModelBuilder:
+    """Collects control-plane objects the way p4c's frontend + serializer see them."""
+
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.top = top_level(program)
+        self.model = ProgramModel()
+        self.seen_actions: set[str] = set()
+
+    def build(self) -> ProgramModel:
+        # p4c walks the top-level block first: global extern instances precede control ones
+        for decl in self.program.decls:
+            if isinstance(decl, ir.InstanceDecl) and decl is not self.program.main:
+                extern = extern_type_name(decl, self.top)
+                if extern is not None:
+                    info = InstanceInfo(decl, local_name(decl, ""), extern)
+                    self.model.instances.append(info)
+        for block in main_blocks(self.program, self.top):
+            if isinstance(block, ir.ControlDecl):
+                self.visit_control(block, block.name)
+        for decl in self.program.decls:
+            if isinstance(decl, ir.TypeDecl) and decl.kind == "header":
+                if "controller_header" in decl.annotations and not is_hidden(decl.annotations):
+                    self.model.controller_headers.append(decl)
+        return self.model
+
+    def visit_control(self, control: ir.ControlDecl, prefix: str) -> None:
+        """Adds the control's objects; nested control instances are inlined in place, their
+        objects named after the instance path (ingress.c.t), as p4c names them."""
+        scope = Scope(self.top, {d.name: d for d in control.locals})
+        used = self.used_locals(control, scope)
+        for action in self.used_global_actions(control, scope, used):
+            self.add_action(action, local_name(action, ""))
+        for decl in control.locals:
+            if isinstance(decl, ir.ActionDecl) and decl.name in used:
+                self.add_action(decl, local_name(decl, prefix))
+        for decl in control.locals:
+            if isinstance(decl, ir.TableDecl) and decl.name in used:
+                self.model.tables.append(TableInfo(decl, local_name(decl, prefix), scope, prefix))
+            elif isinstance(decl, ir.InstanceDecl):
+                extern = extern_type_name(decl, self.top)
+                if extern is not None:
+                    info = InstanceInfo(decl, local_name(decl, prefix), extern)
+                    self.model.instances.append(info)
+                elif decl.name in used:
+                    nested = self.top.get(decl.type_ref.name)
+                    if isinstance(nested, ir.ControlDecl):
+                        self.visit_control(nested, local_name(decl, prefix))
+        self.collect_digests(control, used)
+
+    def used_locals(self, control: ir.ControlDecl, scope: Scope) -> set[str]:
+        """Local names still used after p4c's repeated removal of unused declarations."""
+        locals_by_name = {d.name: d for d in control.locals}
+        used: set[str] = set()
+        pending = [n for n in referenced_names(control.apply) if n in locals_by_name]
+        while pending:
+            name = pending.pop()
+            if name in used:
+                continue
+            used.add(name)
+            decl = locals_by_name[name]
+            pending.extend(n for n in self.references_of(decl) if n in locals_by_name)
+        return used
+
+    def references_of(self, decl: ir.Decl) -> list[str]:
+        names = referenced_names(decl)
+        if isinstance(decl, ir.TableDecl) and decl.default_action is None:
+            names.append("NoAction")
+        return names
+
+    def used_global_actions(
+        self, control: ir.ControlDecl, scope: Scope, used: set[str]
+    ) -> list[ir.ActionDecl]:
+        found: list[ir.ActionDecl] = []
+        sources: list[object] = [d for d in control.locals if d.name in used]
+        sources.append(control.apply)
+        for source in sources:
+            names = (
+                self.references_of(source)
+                if isinstance(source, ir.Decl)
+                else (referenced_names(source))
+            )
+            for name in names:
+                if name.lstrip(".") in scope.local and not name.startswith("."):
+                    continue
+                decl = self.top.get(name.lstrip("."))
+                if isinstance(decl, ir.ActionDecl) and decl not in found:
+                    found.append(decl)
+        return found
+
+    def add_action(self, decl: ir.ActionDecl, name: str) -> None:
+        if is_hidden(decl.annotations) or name in self.seen_actions:
+            return
+        self.seen_actions.add(name)
+        self.model.actions.append(ActionInfo(decl, name))
+
+    def collect_digests(self, control: ir.ControlDecl, used: set[str]) -> None:
+        sources: list[object] = [
+            d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used
+        ]
+        sources.append(control.apply)
+        for node in walk(sources):
+            if not isinstance(node, ir.Call) or not isinstance(node.target, ir.PathExpr):
+                continue
+            if node.target.name != "digest" or len(node.args) != 2:
+                continue
+            data_type = node.args[1].value.type
+            if node.type_args and node.type_args[0].resolved is not None:
+                data_type = node.type_args[0].resolved
+            if not isinstance(data_type, t.StructLikeT):
+                raise P4InfoError(f"{node.loc}: digest data must be a struct for P4Info")
+            decl = self.top.get(data_type.name)
+            anns = decl.annotations if isinstance(decl, ir.Decl) else {}
+            name = local_name(decl, "") if isinstance(decl, ir.Decl) else data_type.name
+            if all(existing != name for existing, _, _ in self.model.digests):
+                self.model.digests.append((name, data_type, anns))
+
+
+# --------------------------------------------------------------------------- type specs
+
+
+class TypeSpecs:
+    """Converts types to P4DataTypeSpec, filling P4TypeInfo like p4c's TypeSpecConverter."""
+
+    def __init__(self, info: p4t.P4TypeInfo, top: dict[str, ir.Decl]) -> None:
+        self.info = info
+        self.top = top
+
+    def spec(self, ty: t.P4Type, written: ir.TypeRef | None = None) -> p4t.P4DataTypeSpec:
+        out = p4t.P4DataTypeSpec()
+        newtype = self.newtype_decl(written)
+        if newtype is not None:
+            out.new_type.name = newtype.name
+            self.add_newtype(newtype, ty)
+        elif isinstance(ty, t.BitsT):
+            target = out.bitstring.int if ty.signed else out.bitstring.bit
+            target.bitwidth = ty.width
+        elif isinstance(ty, t.VarbitT):
+            out.bitstring.varbit.max_bitwidth = ty.max_width
+        elif isinstance(ty, t.BoolT):
+            out.bool.SetInParent()
+        elif isinstance(ty, t.StructLikeT):
+            self.struct_like(out, ty)
+        elif isinstance(ty, t.EnumT) and ty.underlying is not None:
+            out.serializable_enum.name = ty.name
+            self.add_serializable_enum(ty)
+        elif isinstance(ty, t.EnumT) and ty.name == "error":
+            out.error.SetInParent()
+            if not self.info.HasField("error"):
+                self.info.error.members.extend(ty.members)
+        elif isinstance(ty, t.EnumT):
+            out.enum.name = ty.name
+            self.info.enums[ty.name].members.extend(
+                p4t.P4EnumTypeSpec.Member(name=m) for m in ty.members
+            )
+        elif isinstance(ty, t.TupleT):
+            out.tuple.members.extend(self.spec(e) for e in ty.elems)
+        elif isinstance(ty, t.StackT):
+            self.stack(out, ty)
+        else:
+            raise P4InfoError(f"type {ty} cannot be described in P4Info")
+        return out
+
+    def newtype_decl(self, written: ir.TypeRef | None) -> ir.TypeDecl | None:
+        if written is None:
+            return None
+        decl = self.top.get(written.name)
+        if isinstance(decl, ir.TypeDecl) and decl.kind == "type":
+            return decl
+        return None
+
+    def add_newtype(self, decl: ir.TypeDecl, ty: t.P4Type) -> None:
+        if decl.name in self.info.new_types:
+            return
+        value = self.info.new_types[decl.name]
+        translation = decl.annotations.get("p4runtime_translation")
+        if translation:
+            value.translated_type.uri = annotation_string(translation[:1]) or ""
+            width = annotation_int(translation[1:2])
+            if width is not None:
+                value.translated_type.sdn_bitwidth = width
+            else:
+                value.translated_type.sdn_string.SetInParent()
+        else:
+            value.original_type.CopyFrom(self.spec(ty))
+
+    def add_serializable_enum(self, ty: t.EnumT) -> None:
+        if ty.name in self.info.serializable_enums or ty.underlying is None:
+            return
+        value = self.info.serializable_enums[ty.name]
+        width = ty.underlying.width
+        value.underlying_type.bitwidth = width
+        for member in ty.members:
+            raw = ty.values[member] & ((1 << width) - 1)
+            value.members.add(name=member, value=raw.to_bytes((width + 7) // 8, "big"))
+
+    def struct_like(self, out: p4t.P4DataTypeSpec, ty: t.StructLikeT) -> None:
+        if ty.kind == "header":
+            out.header.name = ty.name
+            if ty.name not in self.info.headers:
+                value = self.info.headers[ty.name]
+                for fname, ftype in flat_fields(ty):
+                    member = value.members.add(name=fname)
+                    if isinstance(ftype, t.BitsT):
+                        target = member.type_spec.int if ftype.signed else member.type_spec.bit
+                        target.bitwidth = ftype.width
+                    else:
+                        member.type_spec.bit.bitwidth = type_width(ftype)
+            return
+        if ty.kind == "header_union":
+            out.header_union.name = ty.name
+            if ty.name not in self.info.header_unions:
+                value = self.info.header_unions[ty.name]
+                for fname, ftype in ty.fields:
+                    member_spec = self.spec(ftype)
+                    value.members.add(name=fname, header=member_spec.header)
+            return
+        out.struct.name = ty.name
+        if ty.name not in self.info.structs:
+            value = self.info.structs[ty.name]
+            for fname, ftype in ty.fields:
+                value.members.add(name=fname, type_spec=self.spec(ftype))
+
+    def stack(self, out: p4t.P4DataTypeSpec, ty: t.StackT) -> None:
+        elem = self.spec(ty.elem)
+        if elem.HasField("header"):
+            out.header_stack.header.CopyFrom(elem.header)
+            out.header_stack.size = ty.size
+        else:
+            out.header_union_stack.header_union.CopyFrom(elem.header_union)
+            out.header_union_stack.size = ty.size
+
+
+# --------------------------------------------------------------------------- P4Info builder
+
+
+def flat_fields(ty: t.StructLikeT, prefix: str = "") -> list[tuple[str, t.P4Type]]:
+    """Fields with nested structs flattened into dotted names (p4c's FlattenHeader)."""
+    result: list[tuple[str, t.P4Type]] = []
+    for fname, ftype in ty.fields:
+        if isinstance(ftype, t.StructLikeT) and ftype.kind == "struct":
+            result.extend(flat_fields(ftype, f"{prefix}{fname}."))
+        else:
+            result.append((prefix + fname, ftype))
+    return result
+
+
+def action_arguments(decl: ir.ActionDecl, args: list[ir.Argument]) -> dict[str, ir.Expr]:
+    """The expressions an action call binds to each parameter (positional or named). Positional
+    arguments of a table's default action fill the directional parameters first, then the
+    control-plane ones, in declaration order."""
+    bound: dict[str, ir.Expr] = {}
+    names = [p.name for p in decl.params]
+    for index, arg in enumerate(args):
+        name = arg.name if arg.name is not None else (names[index] if index < len(names) else "")
+        bound[name] = arg.value
+    return bound
+
+
+def ctor_arg(decl: ir.InstanceDecl, position: int, name: str) -> ir.Expr | None:
+    for index, arg in enumerate(decl.args):
+        if arg.name == name or (arg.name is None and index == position):
+            return arg.value
+    return None
+
+
+def const_int(expr: ir.Expr | None) -> int | None:
+    if expr is None:
+        return None
+    expr = strip_implicit(expr)
+    if isinstance(expr, ir.Cast):
+        return const_int(expr.expr)
+    if isinstance(expr, ir.IntLit):
+        return expr.value
+    if isinstance(expr, ir.BoolLit):
+        return int(expr.value)
+    if isinstance(expr, ir.TypeMember) and isinstance(expr.type, t.EnumT):
+        return expr.type.values.get(expr.member) if expr.type.underlying else None
+    if isinstance(expr, ir.PathExpr) and isinstance(expr.decl, ir.ConstDecl):
+        value = expr.decl.value
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return None
+
+
+def enum_member(expr: ir.Expr | None) -> str:
+    if isinstance(expr, ir.TypeMember):
+        return expr.member
+    if isinstance(expr, ir.Member):
+        return expr.name
+    return ""
+
+
+COUNTER_UNITS = {
+    "packets": p4i.CounterSpec.PACKETS,
+    "bytes": p4i.CounterSpec.BYTES,
+    "packets_and_bytes": p4i.CounterSpec.BOTH,
+}
+METER_UNITS = {"packets": p4i.MeterSpec.PACKETS, "bytes": p4i.MeterSpec.BYTES}
+EXTERN_KINDS = {
+    "counter": COUNTER,
+    "direct_counter": DIRECT_COUNTER,
+    "meter": METER,
+    "direct_meter": DIRECT_METER,
+    "register": REGISTER,
+}
+
+
+class P4InfoBuilder:
+    """Turns the program model into a P4Info message."""
+
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.model = ModelBuilder(program).build()
+        self.top = top_level(program)
+        self.symbols = SymbolTable()
+        self.info = p4i.P4Info()
+        self.types = TypeSpecs(self.info.type_info, self.top)
+        self.direct_tables: dict[str, str] = {}
+
+    def build(self) -> p4i.P4Info:
+        self.collect()
+        self.symbols.compute_ids()
+        self.add_pkg_info()
+        for action in self.model.actions:
+            self.add_action(action)
+        for table in self.model.tables:
+            self.add_table(table)
+        for instance in self.model.instances:
+            self.add_instance(instance)
+        for header in self.model.controller_headers:
+            self.add_controller_header(header)
+        for name, ty, anns in self.model.digests:
+            self.add_digest(name, ty, anns)
+        self.info.type_info.SetInParent()
+        return self.info
+
+    def add_pkg_info(self) -> None:
+        """pkg_info: arch v1model, @pkginfo(key="value", ...) and other annotations of main."""
+        pkg = self.info.pkg_info
+        pkg.arch = "v1model"
+        main = self.program.main or self.top.get("main")
+        anns = main.annotations if isinstance(main, ir.Decl) else {}
+        text = " ".join(anns.get("pkginfo", []))
+        for key, value in PKGINFO_PAIR.findall(text):
+            if key in ("name", "version", "organization", "contact", "url", "arch"):
+                setattr(pkg, key, value)
+        pkg.annotations.extend(annotation_texts(anns, skip={"pkginfo"}))
+        set_doc(pkg, anns)
+
+    def collect(self) -> None:
+        for action in self.model.actions:
+            self.symbols.add(ACTION, action.name, user_id(action.decl))
+        for table in self.model.tables:
+            if is_hidden(table.decl.annotations):
+                continue
+            self.symbols.add(TABLE, table.name, user_id(table.decl))
+            for prop in ("counters", "meters"):
+                ref = table.decl.properties.get(prop)
+                if isinstance(ref, ir.PathExpr):
+                    target = table.scope.find(ref.name)
+                    if isinstance(target, ir.Decl):
+                        self.direct_tables[local_name(target, table.prefix)] = table.name
+        for inst in self.model.instances:
+            kind = EXTERN_KINDS.get(inst.extern)
+            if kind is not None and not is_hidden(inst.decl.annotations):
+                if kind in (DIRECT_COUNTER, DIRECT_METER) and inst.name not in self.direct_tables:
+                    continue
+                self.symbols.add(kind, inst.name, user_id(inst.decl))
+        for header in self.model.controller_headers:
+            self.symbols.add(CONTROLLER_HEADER, local_name(header, ""), user_id(header))
+        for name, _, anns in self.model.digests:
+            self.symbols.add(DIGEST, name, annotation_int(anns.get("id", [])))
+
+    def add_action(self, action: ActionInfo) -> None:
+        msg = self.info.actions.add()
+        set_preamble(
+            msg.preamble,
+            self.symbols.id(ACTION, action.name),
+            action.name,
+            self.symbols.alias(action.name),
+            action.decl.annotations,
+        )
+        params = [p for p in action.decl.params if not p.direction]
+        for param, ident in zip(params, field_ids(params), strict=True):
+            out = msg.params.add(id=ident, name=local_name(param, ""))
+            out.annotations.extend(annotation_texts(param.annotations))
+            set_doc(out, param.annotations)
+            ty = param.type_ref.resolved
+            if not (isinstance(ty, t.EnumT) and ty.underlying is None):
+                out.bitwidth = type_width(ty)
+            type_name = self.named_type(ty, param.type_ref)
+            if type_name is not None:
+                out.type_name.name = type_name
+
+    def named_type(self, ty: t.P4Type | None, written: ir.TypeRef | None) -> str | None:
+        """The user type name P4Info references (new types and enums), registering it."""
+        if ty is None:
+            return None
+        newtype = self.types.newtype_decl(written)
+        if newtype is not None:
+            self.types.spec(ty, written)
+            return newtype.name
+        if isinstance(ty, t.EnumT) and ty.name not in ("error", "match_kind"):
+            self.types.spec(ty)
+            return ty.name
+        return None
+
+    def add_table(self, table: TableInfo) -> None:
+        decl = table.decl
+        if is_hidden(decl.annotations):
+            return
+        msg = self.info.tables.add()
+        set_preamble(
+            msg.preamble,
+            self.symbols.id(TABLE, table.name),
+            table.name,
+            self.symbols.alias(table.name),
+            decl.annotations,
+        )
+        self.add_match_fields(msg, table)
+        self.add_action_refs(msg, table)
+        default = decl.default_action
+        if default is not None and decl.default_is_const:
+            msg.const_default_action_id = self.symbols.id(ACTION, self.action_name(table, default))
+        self.add_initial_default_action(msg, table)
+        for prop in ("counters", "meters"):
+            ref = decl.properties.get(prop)
+            if isinstance(ref, ir.PathExpr):
+                target = table.scope.find(ref.name)
+                if isinstance(target, ir.InstanceDecl):
+                    kind = DIRECT_COUNTER if prop == "counters" else DIRECT_METER
+                    msg.direct_resource_ids.append(
+                        self.symbols.id(kind, local_name(target, table.prefix))
+                    )
+        size = const_int(decl.size) if decl.size is not None else None
+        msg.size = size if size else DEFAULT_TABLE_SIZE
+        timeout = decl.properties.get("support_timeout")
+        if isinstance(timeout, ir.BoolLit) and timeout.value:
+            msg.idle_timeout_behavior = p4i.Table.NOTIFY_CONTROL
+        if decl.entries:
+            msg.is_const_table = decl.entries_are_const
+            msg.has_initial_entries = True
+
+    def add_initial_default_action(self, msg: p4i.Table, table: TableInfo) -> None:
+        """initial_default_action (P4Runtime 1.4): the default action (NoAction when the program
+        names none) with its compile-time arguments as full-width byte strings."""
+        ref = table.decl.default_action
+        name = "NoAction" if ref is None else self.action_name(table, ref)
+        if name not in self.symbols.symbols.get(ACTION, {}):
+            return
+        call = msg.initial_default_action
+        call.action_id = self.symbols.id(ACTION, name)
+        decl = None if ref is None else (ref.decl or table.scope.find(ref.name))
+        if not isinstance(decl, ir.ActionDecl):
+            return
+        params = [p for p in decl.params if not p.direction]
+        given = action_arguments(decl, ref.args if ref is not None else [])
+        for param, ident in zip(params, field_ids(params), strict=True):
+            value = const_int(given.get(param.name, param.default))
+            if value is None:
+                continue
+            width = type_width(param.type_ref.resolved)
+            raw = value & ((1 << width) - 1) if width else value
+            call.arguments.add(param_id=ident, value=raw.to_bytes(max(1, (width + 7) // 8), "big"))
+
+    def add_match_fields(self, msg: p4i.Table, table: TableInfo) -> None:
+        keys = [k for k in table.decl.keys if k.match_kind != "selector"]
+        for key, ident in zip(keys, field_ids(keys), strict=True):
+            out = msg.match_fields.add(id=ident, name=key_name(key))
+            out.annotations.extend(annotation_texts(key.annotations))
+            set_doc(out, key.annotations)
+            ty = key.expr.type
+            out.bitwidth = 0 if isinstance(ty, t.EnumT) and ty.name == "error" else type_width(ty)
+            if key.match_kind in MATCH_TYPES:
+                out.match_type = MATCH_TYPES[key.match_kind]
+            else:
+                out.other_match_type = key.match_kind
+
+    def action_name(self, table: TableInfo, ref: ir.ActionRef) -> str:
+        decl = ref.decl if ref.decl is not None else table.scope.find(ref.name)
+        if not isinstance(decl, ir.ActionDecl):
+            raise P4InfoError(f"{ref.loc}: '{ref.name}' is not an action")
+        is_local = any(d is decl for d in table.scope.local.values())
+        return local_name(decl, table.prefix if is_local else "")
+
+    def add_action_refs(self, msg: p4i.Table, table: TableInfo) -> None:
+        refs = list(table.decl.actions)
+        names = [self.action_name(table, r) for r in refs]
+        for ref, name in zip(refs, names, strict=True):
+            if name not in self.symbols.symbols.get(ACTION, {}):
+                continue
+            out = msg.action_refs.add(id=self.symbols.id(ACTION, name))
+            out.annotations.extend(annotation_texts(ref.annotations))
+            if "tableonly" in ref.annotations and "defaultonly" in ref.annotations:
+                raise P4InfoError(f"{ref.loc}: action is both @tableonly and @defaultonly")
+            if "tableonly" in ref.annotations:
+                out.scope = p4i.ActionRef.TABLE_ONLY
+            elif "defaultonly" in ref.annotations:
+                out.scope = p4i.ActionRef.DEFAULT_ONLY
+        if table.decl.default_action is None and "NoAction" not in names:
+            out = msg.action_refs.add(id=self.symbols.id(ACTION, "NoAction"))
+            out.annotations.append("@defaultonly")
+            out.scope = p4i.ActionRef.DEFAULT_ONLY
+
+    def add_instance(self, inst: InstanceInfo) -> None:
+        kind = EXTERN_KINDS.get(inst.extern)
+        if kind is None or is_hidden(inst.decl.annotations):
+            return
+        if inst.name not in self.symbols.symbols.get(kind, {}):
+            return
+        ident = self.symbols.id(kind, inst.name)
+        alias = self.symbols.alias(inst.name)
+        anns = inst.decl.annotations
+        if kind == COUNTER:
+            msg = self.info.counters.add()
+            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            msg.spec.unit = COUNTER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")), 0)
+            msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+        elif kind == DIRECT_COUNTER:
+            msg = self.info.direct_counters.add()
+            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            msg.spec.unit = COUNTER_UNITS.get(enum_member(ctor_arg(inst.decl, 0, "type")), 0)
+            msg.direct_table_id = self.symbols.id(TABLE, self.direct_tables[inst.name])
+        elif kind == METER:
+            msg = self.info.meters.add()
+            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            msg.spec.unit = METER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")), 0)
+            msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+        elif kind == DIRECT_METER:
+            msg = self.info.direct_meters.add()
+            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            msg.spec.unit = METER_UNITS.get(enum_member(ctor_arg(inst.decl, 0, "type")), 0)
+            msg.direct_table_id = self.symbols.id(TABLE, self.direct_tables[inst.name])
+        else:
+            msg = self.info.registers.add()
+            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            written = inst.decl.type_ref.args[0] if inst.decl.type_ref.args else None
+            if written is not None and written.resolved is not None:
+                msg.type_spec.CopyFrom(self.types.spec(written.resolved, written))
+            msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+
+    def add_controller_header(self, header: ir.TypeDecl) -> None:
+        label = annotation_string(header.annotations.get("controller_header", [])) or header.name
+        msg = self.info.controller_packet_metadata.add()
+        ident = self.symbols.id(CONTROLLER_HEADER, local_name(header, ""))
+        set_preamble(msg.preamble, ident, label, label, header.annotations)
+        fields = flatten_fields(header)
+        for (name, ty, written, anns), fid in zip(fields, field_ids_from(fields), strict=True):
+            if is_hidden(anns):
+                continue
+            out = msg.metadata.add(id=fid, name=name)
+            out.annotations.extend(annotation_texts(anns))
+            out.bitwidth = type_width(ty)
+            type_name = self.named_type(ty, written)
+            if type_name is not None:
+                out.type_name.name = type_name
+
+    def add_digest(self, name: str, ty: t.P4Type, anns: ir.Annotations) -> None:
+        msg = self.info.digests.add()
+        ident = self.symbols.id(DIGEST, name)
+        set_preamble(msg.preamble, ident, name, self.symbols.alias(name), anns)
+        msg.type_spec.CopyFrom(self.types.spec(ty))
+
+
+def flatten_fields(
+    header: ir.TypeDecl,
+) -> list[tuple[str, t.P4Type | None, ir.TypeRef, ir.Annotations]]:
+    """A controller header's fields with their types (nested structs flattened with '.')."""
+    resolved = header.resolved
+    result = []
+    for (name, written, anns), (_, ty) in zip(
+        header.fields, resolved.fields if isinstance(resolved, t.StructLikeT) else [], strict=False
+    ):
+        given = annotation_string(anns.get("name", []))
+        result.append((given if given is not None else name, ty, written, anns))
+    return result
+
+
+def field_ids(items: list[ir.Param] | list[ir.KeyElement]) -> list[int]:
+    """Ids 1..n in declaration order, honouring @id (p4c's FieldIdAllocator)."""
+    return allocate_ids([user_id(item) for item in items])
+
+
+def field_ids_from(fields: list[tuple[str, object, object, ir.Annotations]]) -> list[int]:
+    return allocate_ids(
+        [annotation_int(anns.get("id", [])) if "id" in anns else None for _, _, _, anns in fields]
+    )
+
+
+def allocate_ids(user: list[int | None]) -> list[int]:
+    taken = {u for u in user if u is not None}
+    if 0 in taken:
+        raise P4InfoError("0 is not a valid @id value")
+    result: list[int] = []
+    index = 1
+    for given in user:
+        if given is not None:
+            result.append(given)
+            index += 1
+            continue
+        while index in taken:
+            index += 1
+        result.append(index)
+        taken.add(index)
+    return result
+
+
+def build_p4info(program: ir.Program) -> p4i.P4Info:
+    """The P4Info message p4c would generate for this (checked) v1model program."""
+    return P4InfoBuilder(program).build()
+
+
+def p4info_text(program: ir.Program) -> str:
+    """P4Info in protobuf text format, as p4c writes `--p4runtime-files x.p4info.txtpb`."""
+    return TEXT_HEADER + text_format.MessageToString(build_p4info(program))

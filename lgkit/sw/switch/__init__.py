@@ -1,0 +1,1 @@
+"""The switch around a pipeline: traffic manager, ports, clocks, virtual network, control."""

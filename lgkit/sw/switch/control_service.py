@@ -1,0 +1,427 @@
+"""Run-time control of a switch with BMv2 runtime_CLI commands, served over gRPC as JSON.
+
+The gRPC service "lgkit.SwitchControl" has one unary method, Run: request
+`{"command": "<line>"}`, reply `{"ok": bool, "output": str}` or `{"ok": false, "error": str}`.
+No .proto is needed: the messages are JSON bytes.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
+
+SERVICE = "lgkit.SwitchControl"
+RUN_METHOD = f"/{SERVICE}/Run"
+
+
+class CommandError(Exception):
+    """A command that cannot be executed; the message is shown to the user."""
+
+
+def parse_value(text: str) -> int:
+    """An integer: decimal, 0x hex, 0b binary, IPv4 a.b.c.d, IPv6, or MAC aa:bb:cc:dd:ee:ff."""
+    try:
+        if text.count(".") == 3:
+            return int(ipaddress.IPv4Address(text))
+        if text.count(":") == 5 and all(len(p) <= 2 for p in text.split(":")):
+            return int(text.replace(":", ""), 16)
+        if ":" in text:
+            return int(ipaddress.IPv6Address(text))
+        return int(text, 0)
+    except ValueError:
+        raise CommandError(f"not a value: {text!r}") from None
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise CommandError(f"{what} must be an integer, got {text!r}") from None
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise CommandError(f"{what} must be a number, got {text!r}") from None
+    if value < 0:
+        raise CommandError(f"{what} must be >= 0")
+    return value
+
+
+class SwitchCommands:
+    """Executes runtime_CLI-style command lines against one switch.
+
+    Multicast nodes (mc_node_create) live here; a group's replicas are written into
+    `pipeline.mc_groups` as (rid, port) in association order, each node's ports ascending.
+    """
+
+    def __init__(self, switch: Any) -> None:
+        self.switch = switch
+        self.nodes: dict[int, tuple[int, list[int]]] = {}
+        self.group_nodes: dict[int, list[int]] = {}
+        self._next_handle = 0
+        self.commands: dict[str, tuple[Callable[[list[str]], str], str]] = {
+            "set_queue_depth": (self.set_queue_depth, "<pkts> [<port> [<prio>]]"),
+            "set_queue_rate": (self.set_queue_rate, "<pps> [<port> [<prio>]]"),
+            "set_port_rate": (self.set_port_rate, "<bps> [<port> [<burst_bytes>]]"),
+            "mirroring_add": (self.mirroring_add, "<session> <port>"),
+            "mirroring_add_mc": (self.mirroring_add_mc, "<session> <mgrp>"),
+            "mirroring_delete": (self.mirroring_delete, "<session>"),
+            "mirroring_get": (self.mirroring_get, "<session>"),
+            "mc_mgrp_create": (self.mc_mgrp_create, "<mgrp>"),
+            "mc_mgrp_destroy": (self.mc_mgrp_destroy, "<mgrp>"),
+            "mc_node_create": (self.mc_node_create, "<rid> <port>..."),
+            "mc_node_update": (self.mc_node_update, "<handle> <port>..."),
+            "mc_node_destroy": (self.mc_node_destroy, "<handle>"),
+            "mc_node_associate": (self.mc_node_associate, "<mgrp> <handle>"),
+            "mc_node_dissociate": (self.mc_node_dissociate, "<mgrp> <handle>"),
+            "mc_dump": (self.mc_dump, ""),
+            "table_add": (self.table_add, "<table> <action> <match>... => <param>... [<prio>]"),
+            "table_set_default": (self.table_set_default, "<table> <action> <param>..."),
+            "table_clear": (self.table_clear, "<table>"),
+            "register_read": (self.register_read, "<register> <index>"),
+            "register_write": (self.register_write, "<register> <index> <value>"),
+            "counter_read": (self.counter_read, "<counter> <index>"),
+            "show_drops": (self.show_drops, ""),
+            "show_ports": (self.show_ports, ""),
+            "show_queues": (self.show_queues, ""),
+            "help": (self.help, ""),
+        }
+        switch.on_pipeline_change.append(self._forget_nodes)
+
+    def _forget_nodes(self, _pipeline: Any) -> None:
+        self.nodes.clear()
+        self.group_nodes.clear()
+
+    def run(self, line: str) -> str:
+        """Execute one command line; raise CommandError with a readable message on failure."""
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        if not words:
+            return ""
+        name, args = words[0], words[1:]
+        if name not in self.commands:
+            raise CommandError(f"unknown command {name!r} (try 'help')")
+        fn, usage = self.commands[name]
+        with self.switch.lock:
+            try:
+                return fn(args)
+            except IndexError:
+                raise CommandError(f"usage: {name} {usage}") from None
+            except (KeyError, ValueError) as exc:
+                raise CommandError(f"{name}: {exc}") from None
+
+    # ---- traffic manager -----------------------------------------------------------------
+
+    def _port_prio(self, args: list[str]) -> tuple[int | None, int | None]:
+        port = _int(args[1], "port") if len(args) > 1 else None
+        prio = _int(args[2], "priority") if len(args) > 2 else None
+        if len(args) > 3:
+            raise IndexError
+        return port, prio
+
+    def set_queue_depth(self, args: list[str]) -> str:
+        depth = _int(args[0], "depth")
+        self.switch.tm.set_queue_depth(depth, *self._port_prio(args))
+        return ""
+
+    def set_queue_rate(self, args: list[str]) -> str:
+        pps = _number(args[0], "rate")
+        self.switch.tm.set_queue_rate(pps, *self._port_prio(args))
+        return ""
+
+    def set_port_rate(self, args: list[str]) -> str:
+        rate = _number(args[0], "rate")
+        burst = _int(args[2], "burst") if len(args) > 2 else None
+        ports = [_int(args[1], "port")] if len(args) > 1 else sorted(self.switch.ports)
+        for port in ports:
+            self.switch.tm.set_port_rate(rate, port, burst_bytes=burst)
+        return ""
+
+    def show_queues(self, args: list[str]) -> str:
+        return json.dumps(self.switch.tm.describe(), indent=1)
+
+    def show_drops(self, args: list[str]) -> str:
+        drops = self.switch.counters()["drops"]
+        return "\n".join(f"{cause}: {count}" for cause, count in drops.items()) or "no drops"
+
+    def show_ports(self, args: list[str]) -> str:
+        ports = self.switch.counters()["ports"]
+        return "\n".join(
+            f"port {p}: rx {s['rx_packets']} pkts {s['rx_bytes']} B, "
+            f"tx {s['tx_packets']} pkts {s['tx_bytes']} B" for p, s in ports.items())
+
+    # ---- mirroring and multicast ---------------------------------------------------------
+
+    def _pipeline(self) -> Any:
+        if self.switch.pipeline is None:
+            raise CommandError("no P4 program is loaded")
+        return self.switch.pipeline
+
+    def mirroring_add(self, args: list[str]) -> str:
+        session, port = _int(args[0], "session"), _int(args[1], "port")
+        self._pipeline().clone_sessions[session] = [(port, 0)]
+        return ""
+
+    def mirroring_add_mc(self, args: list[str]) -> str:
+        """Clone to a multicast group: the group's replicas as they are now (a snapshot)."""
+        session, mgrp = _int(args[0], "session"), _int(args[1], "mgrp")
+        pipeline = self._pipeline()
+        if mgrp not in pipeline.mc_groups:
+            raise CommandError(f"multicast group {mgrp} does not exist")
+        pipeline.clone_sessions[session] = [(port, rid) for rid, port in
+                                            pipeline.mc_groups[mgrp]]
+        return ""
+
+    def mirroring_delete(self, args: list[str]) -> str:
+        session = _int(args[0], "session")
+        if self._pipeline().clone_sessions.pop(session, None) is None:
+            raise CommandError(f"mirroring session {session} does not exist")
+        return ""
+
+    def mirroring_get(self, args: list[str]) -> str:
+        session = _int(args[0], "session")
+        pairs = self._pipeline().clone_sessions.get(session)
+        if pairs is None:
+            raise CommandError(f"mirroring session {session} does not exist")
+        return " ".join(f"port={port} rid={rid}" for port, rid in pairs)
+
+    def mc_mgrp_create(self, args: list[str]) -> str:
+        mgrp = _int(args[0], "mgrp")
+        groups = self._pipeline().mc_groups
+        if mgrp in groups:
+            raise CommandError(f"multicast group {mgrp} already exists")
+        groups[mgrp] = []
+        self.group_nodes[mgrp] = []
+        return ""
+
+    def mc_mgrp_destroy(self, args: list[str]) -> str:
+        mgrp = _int(args[0], "mgrp")
+        if self._pipeline().mc_groups.pop(mgrp, None) is None:
+            raise CommandError(f"multicast group {mgrp} does not exist")
+        self.group_nodes.pop(mgrp, None)
+        return ""
+
+    def mc_node_create(self, args: list[str]) -> str:
+        rid = _int(args[0], "rid")
+        ports = sorted({_int(p, "port") for p in args[1:]})
+        handle = self._next_handle
+        self._next_handle += 1
+        self.nodes[handle] = (rid, ports)
+        return f"node handle: {handle}"
+
+    def _node(self, text: str) -> int:
+        handle = _int(text, "handle")
+        if handle not in self.nodes:
+            raise CommandError(f"multicast node {handle} does not exist")
+        return handle
+
+    def mc_node_update(self, args: list[str]) -> str:
+        handle = self._node(args[0])
+        self.nodes[handle] = (self.nodes[handle][0], sorted({_int(p, "port") for p in args[1:]}))
+        self._rebuild_all()
+        return ""
+
+    def mc_node_destroy(self, args: list[str]) -> str:
+        handle = self._node(args[0])
+        del self.nodes[handle]
+        for handles in self.group_nodes.values():
+            if handle in handles:
+                handles.remove(handle)
+        self._rebuild_all()
+        return ""
+
+    def _group(self, text: str) -> int:
+        mgrp = _int(text, "mgrp")
+        if mgrp not in self._pipeline().mc_groups:
+            raise CommandError(f"multicast group {mgrp} does not exist")
+        return mgrp
+
+    def mc_node_associate(self, args: list[str]) -> str:
+        mgrp, handle = self._group(args[0]), self._node(args[1])
+        handles = self.group_nodes.setdefault(mgrp, [])
+        if handle in handles:
+            raise CommandError(f"node {handle} is already in group {mgrp}")
+        handles.append(handle)
+        self._rebuild(mgrp)
+        return ""
+
+    def mc_node_dissociate(self, args: list[str]) -> str:
+        mgrp, handle = self._group(args[0]), self._node(args[1])
+        handles = self.group_nodes.get(mgrp, [])
+        if handle not in handles:
+            raise CommandError(f"node {handle} is not in group {mgrp}")
+        handles.remove(handle)
+        self._rebuild(mgrp)
+        return ""
+
+    def _rebuild(self, mgrp: int) -> None:
+        self._pipeline().mc_groups[mgrp] = [
+            (rid, port) for handle in self.group_nodes[mgrp]
+            for rid, ports in [self.nodes[handle]] for port in ports]
+
+    def _rebuild_all(self) -> None:
+        for mgrp in self.group_nodes:
+            if mgrp in self._pipeline().mc_groups:
+                self._rebuild(mgrp)
+
+    def mc_dump(self, args: list[str]) -> str:
+        groups = self._pipeline().mc_groups
+        return "\n".join(f"mgrp {mgid}: " + " ".join(f"(rid={r}, port={p})" for r, p in nodes)
+                         for mgid, nodes in sorted(groups.items())) or "no multicast groups"
+
+    # ---- tables, registers, counters -----------------------------------------------------
+
+    def _table(self, name: str) -> Any:
+        tables = self._pipeline().tables
+        if name in tables:
+            return tables[name]
+        matches = [t for full, t in tables.items() if full.split(".")[-1] == name]
+        if len(matches) != 1:
+            raise CommandError(f"no table {name!r}" if not matches else f"ambiguous table {name!r}")
+        return matches[0]
+
+    @staticmethod
+    def _action(table: Any, name: str) -> str:
+        if name in table.action_names:
+            return name
+        matches = [a for a in table.action_names if a.split(".")[-1] == name]
+        if len(matches) != 1:
+            raise CommandError(f"table {table.name} has no action {name!r}")
+        return matches[0]
+
+    def table_add(self, args: list[str]) -> str:
+        table = self._table(args[0])
+        action = self._action(table, args[1])
+        if "=>" not in args:
+            raise IndexError
+        split = args.index("=>")
+        matches, rest = args[2:split], args[split + 1:]
+        if len(matches) != len(table.keys):
+            raise CommandError(f"table {table.name} has {len(table.keys)} key(s), "
+                               f"{len(matches)} given")
+        needs_priority = any(k.match_kind in ("ternary", "range", "optional") for k in table.keys)
+        priority = 0
+        if needs_priority:
+            if not rest:
+                raise CommandError(f"table {table.name} needs a priority after the parameters")
+            priority = _int(rest.pop(), "priority")
+        keys = [self._key(spec, text) for spec, text in zip(table.keys, matches, strict=True)]
+        table.insert(TableEntry(keys, action, [parse_value(v) for v in rest], priority))
+        return ""
+
+    @staticmethod
+    def _key(spec: Any, text: str) -> Any:
+        kind = spec.match_kind
+        if kind == "exact":
+            return Exact(parse_value(text))
+        if kind == "lpm":
+            value, _, length = text.partition("/")
+            return Lpm(parse_value(value), _int(length, "prefix length") if length else spec.width)
+        if kind == "ternary":
+            value, sep, mask = text.partition("&&&")
+            if not sep:
+                raise CommandError(f"ternary key {spec.name} needs value&&&mask")
+            return Ternary(parse_value(value), parse_value(mask))
+        if kind == "range":
+            lo, sep, hi = text.partition("->")
+            if not sep:
+                raise CommandError(f"range key {spec.name} needs lo->hi")
+            return Range(parse_value(lo), parse_value(hi))
+        if kind == "optional":
+            return None if text == "*" else Optional_(parse_value(text))
+        raise CommandError(f"unsupported match kind {kind}")
+
+    def table_set_default(self, args: list[str]) -> str:
+        table = self._table(args[0])
+        table.set_default(self._action(table, args[1]), [parse_value(v) for v in args[2:]])
+        return ""
+
+    def table_clear(self, args: list[str]) -> str:
+        table = self._table(args[0])
+        table.clear()
+        return ""
+
+    def _extern(self, kind: str, name: str) -> Any:
+        objects = getattr(self._pipeline(), kind)
+        if name in objects:
+            return objects[name]
+        matches = [o for full, o in objects.items() if full.split(".")[-1] == name]
+        if len(matches) != 1:
+            raise CommandError(f"no {kind[:-1]} {name!r}")
+        return matches[0]
+
+    def register_read(self, args: list[str]) -> str:
+        return str(self._extern("registers", args[0]).read(_int(args[1], "index")))
+
+    def register_write(self, args: list[str]) -> str:
+        register = self._extern("registers", args[0])
+        register.write(_int(args[1], "index"), parse_value(args[2]))
+        return ""
+
+    def counter_read(self, args: list[str]) -> str:
+        packets, nbytes = self._extern("counters", args[0]).read(_int(args[1], "index"))
+        return f"packets={packets} bytes={nbytes}"
+
+    def help(self, args: list[str]) -> str:
+        return "\n".join(f"{name} {usage}".rstrip() for name, (_, usage) in
+                         sorted(self.commands.items()))
+
+
+def _decode(data: bytes) -> Any:
+    return json.loads(data.decode())
+
+
+def _encode(obj: Any) -> bytes:
+    return json.dumps(obj).encode()
+
+
+def control_handler(commands: SwitchCommands) -> grpc.GenericRpcHandler:
+    """The gRPC service to add to a server (e.g. P4RuntimeServer's extra_handlers)."""
+
+    def run(request: Any, context: grpc.ServicerContext) -> dict[str, Any]:
+        line = request.get("command", "") if isinstance(request, dict) else ""
+        try:
+            return {"ok": True, "output": commands.run(str(line))}
+        except CommandError as exc:
+            return {"ok": False, "error": str(exc)}
+
+    method = grpc.unary_unary_rpc_method_handler(run, request_deserializer=_decode,
+                                                 response_serializer=_encode)
+    return grpc.method_handlers_generic_handler(SERVICE, {"Run": method})
+
+
+class ControlClient:
+    """Sends command lines to a switch's control service."""
+
+    def __init__(self, address: str, timeout_s: float = 5.0) -> None:
+        self.address = address
+        self.timeout_s = timeout_s
+        self._channel = grpc.insecure_channel(address)
+        self._run = self._channel.unary_unary(RUN_METHOD, request_serializer=_encode,
+                                              response_deserializer=_decode)
+
+    def run(self, line: str) -> str:
+        """Execute one command; CommandError if the switch refused it, ConnectionError if it
+        cannot be reached."""
+        try:
+            reply = self._run({"command": line}, timeout=self.timeout_s)
+        except grpc.RpcError as exc:
+            raise ConnectionError(f"cannot reach the switch at {self.address}: "
+                                  f"{exc.code().name}") from None
+        if not reply.get("ok"):
+            raise CommandError(reply.get("error", "failed"))
+        return str(reply.get("output", ""))
+
+    def close(self) -> None:
+        self._channel.close()

@@ -1,0 +1,257 @@
+"""The `lgkit switch` (like simple_switch_grpc) and `switch-cli` commands."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from typing import Any
+
+from .control_service import CommandError, ControlClient, SwitchCommands, control_handler
+from .ports import PortLoop
+from .switch import Switch
+
+LOG_LEVELS = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.INFO,
+              "warn": logging.WARNING, "error": logging.ERROR, "off": logging.CRITICAL + 1}
+# simple_switch(_grpc) options that mean nothing here: accepted with a warning.
+IGNORED_WITH_VALUE = ["--thrift-port", "--dump-packet-data", "--max-mc-groups",
+                      "--notifications-addr", "--restore-state", "--debugger-addr",
+                      "--max-port-count", "--use-files"]
+IGNORED_FLAGS = ["--enable-swap", "--nanolog", "--log-flush", "--debugger",
+                 "--packet-in"]
+UNSUPPORTED = ["--grpc-server-ssl", "--grpc-server-cacert", "--grpc-server-cert",
+               "--grpc-server-key", "--grpc-server-with-client-auth"]
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit status 2)."""
+
+
+def _add_switch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-i", "--interface", action="append", default=None,
+                        metavar="PORT@IFACE", help="attach interface IFACE as port PORT")
+    parser.add_argument("--device-id", type=int, default=None, help="P4Runtime device id (0)")
+    parser.add_argument("--grpc-server-addr", default=None,
+                        help="P4Runtime + control address (127.0.0.1:9559)")
+    parser.add_argument("--cpu-port", type=int, default=None,
+                        help="port for P4Runtime packet-in/out (none)")
+    parser.add_argument("--priority-queues", type=int, default=None,
+                        help="egress queues per port, selected by standard_metadata.priority (1)")
+    parser.add_argument("--drop-port", type=int, default=None, help="the drop port (511)")
+    parser.add_argument("--log-console", action="store_true", default=None,
+                        help="log to the console")
+    parser.add_argument("--log-file", default=None, help="log to this file")
+    parser.add_argument("-L", "--log-level", choices=sorted(LOG_LEVELS), default=None,
+                        help="log level (info)")
+    parser.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR",
+                        help="write DIR/<iface>_in.pcap and _out.pcap")
+    parser.add_argument("--no-p4", action="store_true", default=None,
+                        help="start without a program (push one over P4Runtime)")
+    for option in IGNORED_WITH_VALUE:
+        parser.add_argument(option, dest=_dest(option), default=None, help=argparse.SUPPRESS)
+    for option in IGNORED_FLAGS:
+        parser.add_argument(option, dest=_dest(option), action="store_const", const=True,
+                            default=None, help=argparse.SUPPRESS)
+    for option in UNSUPPORTED:
+        parser.add_argument(option, dest=_dest(option), nargs="?", const=True, default=None,
+                            help=argparse.SUPPRESS)
+
+
+def _dest(option: str) -> str:
+    return "opt_" + option.lstrip("-").replace("-", "_")
+
+
+DEFAULTS: dict[str, Any] = {
+    "interface": [], "device_id": 0, "grpc_server_addr": "127.0.0.1:9559", "cpu_port": None,
+    "priority_queues": 1, "drop_port": 511, "log_console": False, "log_level": "info",
+    "no_p4": False,
+}
+
+
+def register(subparsers: Any) -> None:
+    sw = subparsers.add_parser(
+        "switch", help="run the built-in P4 switch on real interfaces (like simple_switch_grpc)",
+        description="Run the built-in v1model switch on AF_PACKET ports with a P4Runtime server "
+                    "(and the switch-cli control service) on --grpc-server-addr. Options of "
+                    "simple_switch_grpc may also follow a `--` separator.")
+    _add_switch_options(sw)
+    sw.add_argument("args", nargs="*", metavar="PROGRAM [-- TARGET-OPTIONS]",
+                    help="a .p4 program (compiled now) or an lgkit device config .json")
+    sw.set_defaults(func=run_switch)
+
+    cli = subparsers.add_parser(
+        "switch-cli", help="run-time control of a running switch (BMv2 runtime_CLI commands)",
+        description="Send runtime_CLI commands (set_queue_depth, set_queue_rate, set_port_rate, "
+                    "mirroring_add, mc_*, table_add, ...) to a running `lgkit switch`; "
+                    "commands come from -c or from stdin, one per line.")
+    cli.add_argument("--grpc-server-addr", default="127.0.0.1:9559")
+    cli.add_argument("-c", "--command", action="append", default=[],
+                     help="a command to run (repeatable); without -c, read stdin")
+    cli.set_defaults(func=run_switch_cli)
+
+
+def resolve_options(args: argparse.Namespace) -> argparse.Namespace:
+    """Fold PROGRAM and the options after `--` into `args`, apply defaults, check values."""
+    extra = argparse.ArgumentParser(prog="lgkit switch", add_help=False)
+    _add_switch_options(extra)
+    extra.add_argument("program", nargs="?", default=None)
+    words = list(args.args)
+    if words and not words[0].startswith("-"):
+        args.program = words.pop(0)
+    else:
+        args.program = None
+    try:
+        rest = extra.parse_args(words)
+    except SystemExit as exc:
+        raise UsageError("bad target options after `--`") from exc
+    for key, value in vars(rest).items():
+        if key == "program":
+            if value is not None:
+                if args.program is not None:
+                    raise UsageError(f"two programs given: {args.program} and {value}")
+                args.program = value
+        elif key == "interface" and value:
+            args.interface = (args.interface or []) + value
+        elif value is not None and getattr(args, key, None) is None:
+            setattr(args, key, value)
+    for key, value in DEFAULTS.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value)
+    _check_options(args)
+    return args
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    for option in UNSUPPORTED:
+        if getattr(args, _dest(option)) is not None:
+            raise UsageError(f"{option}: TLS is not supported by lgkit switch")
+    if args.program is None and not args.no_p4:
+        raise UsageError("give a PROGRAM (.p4 or device config .json) or --no-p4")
+    if args.program is not None and args.no_p4:
+        raise UsageError("--no-p4 and a PROGRAM exclude each other")
+    if not 1 <= args.priority_queues <= 8:
+        raise UsageError("--priority-queues must be in 1..8")
+    if not 0 <= args.drop_port < 512:
+        raise UsageError("--drop-port must fit bit<9>")
+    ports = []
+    for spec in args.interface:
+        port, sep, ifname = spec.partition("@")
+        if not sep or not port.isdigit() or not ifname:
+            raise UsageError(f"-i {spec}: expected PORT@IFACE")
+        if not 0 <= int(port) < 512 or int(port) == args.drop_port:
+            raise UsageError(f"-i {spec}: port must be in 0..511 and not the drop port")
+        ports.append((int(port), ifname))
+    if len({p for p, _ in ports}) != len(ports) or len({i for _, i in ports}) != len(ports):
+        raise UsageError("each port number and each interface may appear once")
+    if args.cpu_port is not None:
+        if not 0 < args.cpu_port < 512:
+            raise UsageError("--cpu-port must be in 1..511")
+        if args.cpu_port in {p for p, _ in ports} or args.cpu_port == args.drop_port:
+            raise UsageError("--cpu-port must not be an -i port or the drop port")
+    args.ports = ports
+
+
+def _warn_ignored(args: argparse.Namespace) -> None:
+    for option in IGNORED_WITH_VALUE + IGNORED_FLAGS:
+        if getattr(args, _dest(option)) is not None:
+            print(f"lgkit switch: warning: {option} has no effect on the built-in target",
+                  file=sys.stderr)
+
+
+def _setup_logging(args: argparse.Namespace) -> logging.Logger:
+    log = logging.getLogger("lgkit.switch")
+    log.setLevel(LOG_LEVELS[args.log_level])
+    log.propagate = False
+    log.handlers.clear()
+    handler: logging.Handler
+    if args.log_file:
+        handler = logging.FileHandler(args.log_file)
+    elif args.log_console:
+        handler = logging.StreamHandler(sys.stderr)
+    else:  # errors are always shown
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setLevel(logging.ERROR)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    return log
+
+
+def run_switch(args: argparse.Namespace) -> int:
+    from .loader import load_program  # the frontend loads only when a switch runs
+
+    try:
+        args = resolve_options(args)
+    except UsageError as exc:
+        print(f"lgkit switch: error: {exc}", file=sys.stderr)
+        return 2
+    _warn_ignored(args)
+    log = _setup_logging(args)
+    switch = Switch(device_id=args.device_id, cpu_port=args.cpu_port,
+                    priority_queues=args.priority_queues, drop_port=args.drop_port, log=log)
+    if args.program is not None:
+        try:
+            switch.set_pipeline(load_program(args.program))
+        except ValueError as exc:
+            print(f"lgkit switch: error: {exc}", file=sys.stderr)
+            return 1
+    return _serve(switch, args, log)
+
+
+def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int:
+    from lgkit.sw.p4runtime.server import P4RuntimeServer
+
+    if args.pcap is not None:
+        try:
+            os.makedirs(args.pcap, exist_ok=True)
+        except OSError as exc:
+            print(f"lgkit switch: error: --pcap {args.pcap}: {exc.strerror}", file=sys.stderr)
+            return 1
+    loop = PortLoop(switch, pcap_dir=args.pcap, log=log)
+    server = None
+    try:
+        for port, ifname in args.ports:
+            loop.add_interface(port, ifname)
+        handler = control_handler(SwitchCommands(switch))
+        server = P4RuntimeServer(switch, args.grpc_server_addr, extra_handlers=(handler,))
+        server.start()
+    except (OSError, ValueError) as exc:
+        print(f"lgkit switch: error: {exc}", file=sys.stderr)
+        loop.close()
+        return 1
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: loop.stop())
+    ports = ", ".join(f"{p}@{i}" for p, i in args.ports) or "none"
+    print(f"lgkit switch: ready; ports {ports}; gRPC on {args.grpc_server_addr}", flush=True)
+    log.info("switch started: ports %s", ports)
+    try:
+        loop.run()
+    finally:
+        server.stop()
+        loop.close()
+    return 0
+
+
+def run_switch_cli(args: argparse.Namespace) -> int:
+    lines = args.command or sys.stdin.read().splitlines()
+    client = ControlClient(args.grpc_server_addr)
+    status = 0
+    try:
+        for line in lines:
+            if not line.strip() or line.strip().startswith("#"):
+                continue
+            try:
+                output = client.run(line)
+            except CommandError as exc:
+                print(f"error: {line.strip()}: {exc}", file=sys.stderr)
+                status = 1
+                continue
+            except ConnectionError as exc:
+                print(f"lgkit switch-cli: {exc}", file=sys.stderr)
+                return 1
+            if output:
+                print(output)
+    finally:
+        client.close()
+    return status

@@ -1,0 +1,1 @@
+"""Tools on the target: STF runner, benchmarks, and the `lgkit compile`/`stf` commands."""

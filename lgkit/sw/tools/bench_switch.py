@@ -1,0 +1,399 @@
+"""Forwarding benchmark of the built-in switch (and BMv2 when installed) between two namespaced
+hosts on veths, plus the virtual-time event rate. Also the host pair used by the switch tests."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+UDP_PORT = 9000
+ETH_IP_UDP_HEADERS = 14 + 20 + 8
+OFFLOADS = ["rx", "tx", "tso", "gso", "gro", "sg"]
+
+UDP_SENDER = """
+import socket, sys, time
+dst, port, size, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect((dst, port))
+payload = b"x" * size
+sent = 0
+end = time.monotonic() + secs
+while time.monotonic() < end:
+    for _ in range(200):
+        try:
+            s.send(payload)
+            sent += 1
+        except OSError:
+            pass
+print(sent)
+"""
+
+UDP_RECEIVER = """
+import json, socket, sys, time
+port, secs = int(sys.argv[1]), float(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.bind(("0.0.0.0", port))
+print("listening", flush=True)
+s.settimeout(secs + 5)
+count, first, last = 0, None, None
+try:
+    s.recv(65535)
+    first = last = time.monotonic()
+    count = 1
+    s.settimeout(1.0)
+    while True:
+        s.recv(65535)
+        last = time.monotonic()
+        count += 1
+except (TimeoutError, socket.timeout):
+    pass
+print(json.dumps({"count": count, "seconds": (last - first) if first else 0.0}))
+"""
+
+
+def _run(*cmd: str, check: bool = True,
+         timeout: float | None = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, timeout=timeout)
+
+
+class HostPair:
+    """Two hosts in their own network namespaces, each on a veth whose other end (port 1 and
+    port 2 of the switch) stays in the root namespace. h1 = 10.0.1.1, h2 = 10.0.2.2, with a
+    gateway whose MAC is pinned by a static ARP entry (the P4 router does not answer ARP).
+    Deleting the namespaces removes the veths; `close` does it, also after errors."""
+
+    H1_MAC, H2_MAC = "00:00:00:00:01:01", "00:00:00:00:02:02"
+    GW1_MAC, GW2_MAC = "00:00:00:00:01:fe", "00:00:00:00:02:fe"
+    H1_IP, H2_IP = "10.0.1.1", "10.0.2.2"
+
+    def __init__(self, tag: str | None = None) -> None:
+        tag = tag or f"{os.getpid() % 100000}"
+        self.ns1, self.ns2 = f"lgk{tag}h1", f"lgk{tag}h2"
+        self.sw1, self.sw2 = f"lgk{tag}s1", f"lgk{tag}s2"
+        self._created = False
+
+    def __enter__(self) -> HostPair:
+        try:
+            self.create()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def create(self) -> None:
+        self._created = True
+        for ns, sw, mac, ip, gw, gw_mac in (
+                (self.ns1, self.sw1, self.H1_MAC, self.H1_IP, "10.0.1.254", self.GW1_MAC),
+                (self.ns2, self.sw2, self.H2_MAC, self.H2_IP, "10.0.2.254", self.GW2_MAC)):
+            _run("ip", "netns", "add", ns)
+            self.ns(ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", check=False)
+            self.ns(ns, "sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1", check=False)
+            _run("ip", "link", "add", sw, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            _run("sysctl", "-qw", f"net.ipv6.conf.{sw}.disable_ipv6=1", check=False)
+            self.ns(ns, "ip", "link", "set", "lo", "up")
+            self.ns(ns, "ip", "link", "set", "eth0", "address", mac)
+            self.ns(ns, "ip", "addr", "add", f"{ip}/24", "dev", "eth0")
+            self.ns(ns, "ip", "link", "set", "eth0", "up")
+            self.ns(ns, "ip", "route", "add", "default", "via", gw)
+            self.ns(ns, "ip", "neigh", "add", gw, "lladdr", gw_mac, "dev", "eth0")
+            _run("ip", "link", "set", sw, "up")
+            if shutil.which("ethtool"):
+                for dev, prefix in ((sw, ()), ("eth0", ("ip", "netns", "exec", ns))):
+                    subprocess.run([*prefix, "ethtool", "-K", dev, *[x for o in OFFLOADS
+                                                                  for x in (o, "off")]],
+                                   capture_output=True, check=False)
+
+    def ns(self, ns: str, *cmd: str, check: bool = True,
+           timeout: float | None = 60) -> subprocess.CompletedProcess[str]:
+        return _run("ip", "netns", "exec", ns, *cmd, check=check, timeout=timeout)
+
+    def popen(self, ns: str, *cmd: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def entries(self) -> list[str]:
+        """switch-cli / simple_switch_CLI commands that route h1 <-> h2 with p4/basic.p4."""
+        return [f"table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward {self.H1_IP}/32 => "
+                f"{self.H1_MAC} 1",
+                f"table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward {self.H2_IP}/32 => "
+                f"{self.H2_MAC} 2"]
+
+    def close(self) -> None:
+        if not self._created:
+            return
+        for ns in (self.ns1, self.ns2):
+            _run("ip", "netns", "del", ns, check=False)
+        for sw in (self.sw1, self.sw2):
+            _run("ip", "link", "del", sw, check=False)
+        self._created = False
+
+
+def start_switch(cmd: list[str], timeout_s: float = 60.0) -> subprocess.Popen[str]:
+    """Start a switch process and wait for its "ready" line; RuntimeError if it fails."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout_s
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if "ready" in line:
+            return proc
+        if not line and proc.poll() is not None:
+            err = proc.stderr.read() if proc.stderr else ""
+            raise RuntimeError(f"switch exited with {proc.returncode}: {err.strip()}")
+    stop_process(proc)
+    raise RuntimeError("switch did not become ready")
+
+
+def stop_process(proc: subprocess.Popen[str], timeout_s: float = 5.0) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def udp_rate(pair: HostPair, frame_bytes: int, seconds: float) -> tuple[float, float]:
+    """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`."""
+    size = frame_bytes - ETH_IP_UDP_HEADERS
+    receiver = pair.popen(pair.ns2, sys.executable, "-c", UDP_RECEIVER, str(UDP_PORT),
+                          str(seconds))
+    try:
+        assert receiver.stdout is not None
+        receiver.stdout.readline()
+        sender = pair.ns(pair.ns1, sys.executable, "-c", UDP_SENDER, pair.H2_IP, str(UDP_PORT),
+                         str(size), str(seconds), timeout=seconds + 15)
+        out, err = receiver.communicate(timeout=seconds + 15)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError("the UDP sender or receiver did not finish") from None
+    finally:
+        stop_process(receiver)
+    if not out.strip():
+        raise RuntimeError(f"the UDP receiver failed: {err.strip()}")
+    result = json.loads(out.strip().splitlines()[-1])
+    received = result["count"] / result["seconds"] if result["seconds"] else 0.0
+    return received, int(sender.stdout.strip()) / seconds
+
+
+def tcp_rate(pair: HostPair, seconds: float) -> float | None:
+    """iperf3 TCP goodput h1 -> h2 in Mb/s (None without iperf3)."""
+    if not shutil.which("iperf3"):
+        return None
+    server = pair.popen(pair.ns2, "iperf3", "-s", "-1")
+    try:
+        time.sleep(0.5)
+        client = pair.ns(pair.ns1, "iperf3", "-c", pair.H2_IP, "-t", str(max(1, int(seconds))),
+                         "-J", "--connect-timeout", "3000", check=False, timeout=seconds + 15)
+        report = json.loads(client.stdout or "{}")
+    except subprocess.TimeoutExpired:
+        raise RuntimeError("iperf3 did not finish") from None
+    finally:
+        stop_process(server)
+    if "error" in report or "end" not in report:
+        return 0.0
+    return report["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
+Results = dict[str, list[float | None]]  # each measure -> one value per repetition
+
+
+def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str],
+            repeat: int = 1) -> Results:
+    """TCP and UDP rates through a running switch process, `repeat` times each (RuntimeError
+    if the switch dies)."""
+
+    def check_alive() -> None:
+        if switch.poll() is not None:
+            raise RuntimeError(f"the switch exited with status {switch.returncode}")
+
+    results: Results = {key: [] for key in ("tcp_mbps", "udp1400_rx_pps", "udp1400_tx_pps",
+                                            "udp64_rx_pps", "udp64_tx_pps")}
+    for _ in range(repeat):
+        results["tcp_mbps"].append(tcp_rate(pair, seconds))
+        check_alive()
+        for size in (1400, 64):
+            received, sent = udp_rate(pair, size, seconds)
+            check_alive()
+            results[f"udp{size}_rx_pps"].append(received)
+            results[f"udp{size}_tx_pps"].append(sent)
+    return results
+
+
+def bench_builtin(program: str, seconds: float, repeat: int = 1) -> Results:
+    with HostPair() as pair:
+        addr = f"127.0.0.1:{29000 + os.getpid() % 1000}"
+        switch = start_switch([sys.executable, "-m", "lgkit.cli", "switch", "-i",
+                               f"1@{pair.sw1}", "-i", f"2@{pair.sw2}", "--grpc-server-addr",
+                               addr, program])
+        try:
+            _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr", addr,
+                 *[x for cmd in pair.entries() for x in ("-c", cmd)])
+            result = measure(pair, seconds, switch, repeat)
+            drops = _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr",
+                         addr, "-c", "show_drops").stdout
+            print("lgkit switch drop counters: " + ", ".join(drops.split("\n")).strip(", "))
+            return result
+        finally:
+            stop_process(switch)
+
+
+def bench_bmv2(program: str, seconds: float, repeat: int = 1) -> Results | str:
+    """BMv2 simple_switch with p4c-bm2-ss and simple_switch_CLI, or why it cannot run."""
+    tools = ["simple_switch", "simple_switch_CLI", "p4c-bm2-ss"]
+    missing = [t for t in tools if not shutil.which(t)]
+    if missing:
+        return "not installed (" + ", ".join(missing) + " missing)"
+    with tempfile.TemporaryDirectory() as tmp, HostPair() as pair:
+        bmv2_json = str(Path(tmp) / "prog.json")
+        _run("p4c-bm2-ss", "-o", bmv2_json, program)
+        thrift = str(22000 + os.getpid() % 1000)
+        switch = subprocess.Popen(["simple_switch", "-i", f"1@{pair.sw1}", "-i",
+                                   f"2@{pair.sw2}", "--thrift-port", thrift, bmv2_json],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        try:
+            time.sleep(2.0)
+            subprocess.run(["simple_switch_CLI", "--thrift-port", thrift],
+                           input="\n".join(pair.entries()) + "\n", text=True,
+                           capture_output=True, check=True)
+            return measure(pair, seconds, switch, repeat)
+        finally:
+            stop_process(switch)
+
+
+def bench_virtual_time(program: str, seconds: float, pps: float) -> dict[str, float]:
+    """Two hosts and two switches running `program` over 100G links in virtual time, h1 sending
+    1400 B frames at `pps`, for `seconds` of wall time."""
+    from lgkit.sw.switch.loader import load_program
+    from lgkit.sw.switch.vnet import VirtualNetwork
+
+    net = VirtualNetwork(seed=1)
+    switches = [net.add_switch(f"s{i}", load_program(program), pass_latency_ns=500)
+                for i in (1, 2)]
+    h1, h2 = net.add_host("h1"), net.add_host("h2")
+    net.link(h1, switches[0], port=1, rate_bps=100e9, delay_ns=100)
+    net.link(switches[0], switches[1], port_a=2, port_b=1, rate_bps=100e9, delay_ns=1000)
+    net.link(switches[1], h2, port=2, rate_bps=100e9, delay_ns=100)
+    for switch in switches:
+        switch.pipeline.tables["MyIngress.ipv4_lpm"].insert(_route(HostPair.H2_IP, 2))
+    frame = _udp_frame(1400)
+    h1.send_at_rate(iter(lambda: frame, None), pps=pps)
+    step_ns = max(1000, int(1e9 / pps) * 10)
+    wall0 = time.perf_counter()
+    while time.perf_counter() - wall0 < seconds:
+        net.run(until_ns=net.now_ns + step_ns)
+    wall = time.perf_counter() - wall0
+    return {"events_per_s": net.events_run / wall, "packets_per_s": len(h2.received) / wall,
+            "virtual_over_wall": net.now_ns / 1e9 / wall}
+
+
+def _route(ip: str, port: int):  # noqa: ANN202 - a pipeline TableEntry
+    from ipaddress import IPv4Address
+
+    from lgkit.sw.exec.interp.tables import Lpm, TableEntry
+
+    mac = int(HostPair.H2_MAC.replace(":", ""), 16)
+    return TableEntry([Lpm(int(IPv4Address(ip)), 32)], "MyIngress.ipv4_forward", [mac, port])
+
+
+def _udp_frame(frame_bytes: int) -> bytes:
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+
+    pkt = (Ether(dst=HostPair.GW1_MAC, src=HostPair.H1_MAC) /
+           IP(src=HostPair.H1_IP, dst=HostPair.H2_IP) / UDP(sport=1234, dport=UDP_PORT))
+    return bytes(pkt / (b"x" * (frame_bytes - len(pkt))))
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _fmt(values: list[float | None], unit: str) -> str:
+    """One value, or min/median/max of several."""
+    known = sorted(v for v in values if v is not None)
+    if not known:
+        return "n/a"
+    if len(known) == 1:
+        return f"{known[0]:,.0f} {unit}"
+    return f"{known[0]:,.0f} / {statistics.median(known):,.0f} / {known[-1]:,.0f} {unit}"
+
+
+def _print_results(name: str, r: Results | str) -> None:
+    if isinstance(r, str):
+        print(f"{name}: {r}")
+        return
+    print(f"{name}: TCP {_fmt(r['tcp_mbps'], 'Mb/s')}; "
+          f"UDP 1400 B {_fmt(r['udp1400_rx_pps'], 'pps')} received "
+          f"(sent {_fmt(r['udp1400_tx_pps'], 'pps')}); "
+          f"UDP 64 B {_fmt(r['udp64_rx_pps'], 'pps')} received "
+          f"(sent {_fmt(r['udp64_tx_pps'], 'pps')})")
+
+
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run_benchmark(program: str, seconds: float, repeat: int = 1) -> int:
+    if os.geteuid() != 0:
+        print("lgkit bench-switch: needs root (network namespaces)", file=sys.stderr)
+        return 1
+    if not os.path.exists(program):
+        print(f"lgkit bench-switch: no such program: {program}", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGTERM, _interrupt)  # clean up on SIGTERM as on Ctrl-C
+    try:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+        print(f"{when} UTC, {os.cpu_count()} cores, {_load()}; "
+              f"{seconds:g} s runs, {repeat} per switch"
+              + ("; figures are min / median / max" if repeat > 1 else ""))
+        _print_results("lgkit switch", bench_builtin(program, seconds, repeat))
+        _print_results("bmv2", bench_bmv2(program, seconds, repeat))
+        for pps in (8e6, 1e4):
+            v = bench_virtual_time(program, seconds, pps)
+            print(f"virtual time, 2 switches, {pps:,.0f} pps offered: "
+                  f"{v['events_per_s']:,.0f} events/s, {v['packets_per_s']:,.0f} packets/s "
+                  f"delivered, {v['virtual_over_wall']:.3g} virtual s per wall s")
+        print(f"at the end: {_load()}")
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", "") or ""
+        print(f"lgkit bench-switch: failed: {exc} {detail}".strip(), file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    bench = subparsers.add_parser(
+        "bench-switch", help="forwarding benchmark: built-in switch vs BMv2 between two hosts",
+        description="Create two namespaced hosts on veths, forward through `lgkit switch` "
+                    "running p4/basic.p4 (and BMv2 simple_switch when installed), and print "
+                    "TCP Mb/s, UDP packets/s at 1400 B and 64 B, and virtual-time events/s.")
+    bench.add_argument("--program", default=None,
+                       help="the basic IPv4 program (default: p4/basic.p4 of this checkout)")
+    bench.add_argument("--seconds", type=float, default=5.0, help="length of each run")
+    bench.add_argument("--repeat", type=int, default=1,
+                       help="measure each switch N times and print min/median/max (1)")
+    bench.add_argument("--quick", action="store_true", help="1 s runs, for a smoke test")
+    bench.set_defaults(func=_run_bench)
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    if not 1 <= args.repeat <= 100:
+        print("lgkit bench-switch: --repeat must be in 1..100", file=sys.stderr)
+        return 2
+    program = args.program or str(Path(__file__).resolve().parents[3] / "p4" / "basic.p4")
+    return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat)

@@ -1,0 +1,147 @@
+"""The `lgkit compile` and `lgkit stf` subcommands of the built-in P4 target."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+DEVICE_CONFIG_FORMAT = "lgkit-device-config"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    compile_cmd = subparsers.add_parser(
+        "compile", help="compile a v1model P4 program: P4Info + device config"
+    )
+    compile_cmd.add_argument("program", help="the P4_16 v1model program (.p4)")
+    compile_cmd.add_argument("--out", required=True, help="output directory")
+    add_preprocessor_options(compile_cmd)
+    compile_cmd.set_defaults(func=run_compile)
+
+    stf_cmd = subparsers.add_parser("stf", help="run a p4c STF test on the built-in target")
+    stf_cmd.add_argument("program", help="the P4_16 v1model program (.p4)")
+    stf_cmd.add_argument("test", help="the STF test (.stf)")
+    stf_cmd.add_argument("-v", "--verbose", action="store_true", help="print what happened")
+    add_preprocessor_options(stf_cmd)
+    stf_cmd.set_defaults(func=run_stf)
+
+
+def add_preprocessor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-I", dest="include", action="append", default=[], help="include dir")
+    parser.add_argument("-D", dest="define", action="append", default=[], help="NAME[=VALUE]")
+
+
+def defines(items: list[str]) -> dict[str, str]:
+    result = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        result[name] = value or "1"
+    return result
+
+
+def compile_program(args: argparse.Namespace) -> object | None:
+    """CompiledProgram, or None after printing located errors."""
+    from lgkit.sw.lang.frontend.compiler import compile_file
+    from lgkit.sw.lang.frontend.diagnostics import P4Error
+
+    if not Path(args.program).is_file():
+        print(f"{args.program}: error: no such file", file=sys.stderr)
+        return None
+    try:
+        return compile_file(args.program, args.include, defines(args.define))
+    except P4Error as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return None
+
+
+def p4info_or_error(compiled: object, program: str) -> object | None:
+    from lgkit.sw.lang.p4info import P4InfoError, build_p4info
+
+    try:
+        return build_p4info(compiled.ir)  # type: ignore[attr-defined]
+    except P4InfoError as exc:
+        print(f"{program}: error: {exc}", file=sys.stderr)
+        return None
+
+
+def run_compile(args: argparse.Namespace) -> int:
+    from google.protobuf import text_format
+
+    from lgkit.sw.lang.p4info import TEXT_HEADER
+
+    compiled = compile_program(args)
+    if compiled is None:
+        return 1
+    info = p4info_or_error(compiled, args.program)
+    if info is None:
+        return 1
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"{args.out}: error: {exc.strerror}", file=sys.stderr)
+        return 1
+    stem = Path(args.program).stem
+    text = TEXT_HEADER + text_format.MessageToString(info)
+    (out / f"{stem}.p4info.txt").write_text(text)
+    config = {
+        "format": DEVICE_CONFIG_FORMAT,
+        "version": 1,
+        "program": Path(args.program).name,
+        "source": compiled.source,  # type: ignore[attr-defined]
+        "p4info_sha256": hashlib.sha256(text.encode()).hexdigest(),
+    }
+    (out / f"{stem}.json").write_text(json.dumps(config, indent=1) + "\n")
+    print(f"wrote {out / (stem + '.p4info.txt')} and {out / (stem + '.json')}")
+    return 0
+
+
+def run_stf(args: argparse.Namespace) -> int:
+    from lgkit.sw.tools.stf import StfError, StfRunner, format_result, parse_stf
+
+    try:
+        text = Path(args.test).read_text()
+    except OSError as exc:
+        print(f"{args.test}: error: {exc.strerror}", file=sys.stderr)
+        return 1
+    try:
+        stmts = parse_stf(text, args.test)
+    except StfError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    compiled = compile_program(args)
+    if compiled is None:
+        return 1
+    info = p4info_or_error(compiled, args.program)
+    if info is None:
+        return 1
+    from lgkit.sw.exec.pipeline import Pipeline
+    from lgkit.sw.lang.frontend.diagnostics import P4Error
+
+    try:
+        pipeline = Pipeline.load(compiled)
+    except P4Error as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return 1
+    try:
+        result = StfRunner(pipeline, info, args.test).run(stmts)
+    except StfError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.verbose:
+        for line in result.log + getattr(pipeline, "logs", []):
+            print(line)
+        for name, values in getattr(pipeline, "digests", []):
+            print(f"digest {name}: {values}")
+        for port, data in result.ignored:
+            print(f"note: output on port {port} (not an STF port) ignored: {data.hex().upper()}")
+    if result.passed:
+        print(f"PASS {args.test}")
+        return 0
+    print(f"FAIL {args.test}")
+    print(format_result(result))
+    return 1

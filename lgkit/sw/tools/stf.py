@@ -1,0 +1,692 @@
+"""STF (p4c's simple test format) parsing, running on the built-in target, and per-port diffs.
+
+Statements (keywords case-insensitive, `#` starts a comment):
+  packet PORT HEX                      expect PORT [HEX]   (`*` = any nibble, trailing `$` = exact)
+  add TABLE [PRIO] KEY:VALUE... ACTION(PARAM:VALUE, ...)
+      VALUE forms: 10, 0x0a, 0b1010, 0x0a**  (ternary don't-care / LPM prefix), V&&&M, V/LEN, LO->HI
+  setdefault TABLE ACTION(PARAM:VALUE, ...)
+  mirroring_add SESSION PORT           mirroring_add_mc SESSION MGID
+  mc_mgrp_create MGID   mc_node_create RID PORT...   mc_node_associate MGID HANDLE
+  counter_read NAME INDEX [packets|bytes OP VALUE]   counter_write NAME INDEX PACKETS BYTES
+  check_counter NAME(INDEX) [packets|bytes] OP VALUE
+  register_read NAME INDEX [OP VALUE]  register_write NAME INDEX VALUE   register_reset NAME
+  meter_set_rates NAME INDEX RATE:BURST RATE:BURST   meter_array_set_rates NAME RATE:BURST ...
+  wait
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from finsy.proto import p4i
+
+COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+IMPLICIT_PRIORITY_BASE = 1 << 24
+
+
+class StfError(Exception):
+    """A bad STF line, or one the program cannot satisfy (unknown table, action, ...)."""
+
+    def __init__(self, file: str, line: int, message: str) -> None:
+        self.file, self.line, self.message = file, line, message
+        super().__init__(f"{file}:{line}: error: {message}")
+
+
+# --------------------------------------------------------------------------- statements
+
+
+@dataclass
+class Stmt:
+    line: int
+
+
+@dataclass
+class PacketStmt(Stmt):
+    port: int
+    data: bytes
+
+
+@dataclass
+class ExpectStmt(Stmt):
+    port: int
+    pattern: str | None  # upper-case hex nibbles and '*'; None = any packet
+    exact: bool = False
+
+
+@dataclass
+class AddStmt(Stmt):
+    table: str
+    priority: int | None
+    keys: list[tuple[str, str]]
+    action: str
+    args: list[tuple[str, str]]
+
+
+@dataclass
+class SetDefaultStmt(Stmt):
+    table: str
+    action: str
+    args: list[tuple[str, str]]
+
+
+@dataclass
+class CommandStmt(Stmt):
+    """Every other statement: the keyword and its words."""
+
+    keyword: str
+    words: list[str] = field(default_factory=list)
+
+
+HEX_RE = re.compile(r"[0-9a-fA-F*]*")
+ACTION_RE = re.compile(r"^(?P<name>[^\s(]+)\s*\((?P<args>.*)\)\s*$", re.S)
+
+
+def strip_comment(line: str) -> str:
+    return line.split("#", 1)[0].strip()
+
+
+def parse_stf(text: str, filename: str = "<stf>") -> list[Stmt]:
+    """Parse STF text into statements; raises StfError with the line of the first bad one."""
+    stmts: list[Stmt] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = strip_comment(raw)
+        if not line:
+            continue
+        try:
+            stmts.append(parse_line(line, number))
+        except ValueError as exc:
+            raise StfError(filename, number, str(exc)) from None
+    return stmts
+
+
+def parse_line(line: str, number: int) -> Stmt:
+    keyword, _, rest = line.partition(" ")
+    keyword = keyword.lower()
+    rest = rest.strip()
+    if keyword == "packet":
+        port, data = parse_port_and_data(rest, keyword)
+        data = data or ""  # `packet N` alone sends an empty packet, as p4c's runner does
+        if "*" in data or data.endswith("$"):
+            raise ValueError("packet needs plain hex data")
+        if len(data) % 2:
+            raise ValueError(f"packet data has an odd number of hex digits ({len(data)})")
+        return PacketStmt(number, port, bytes.fromhex(data))
+    if keyword == "expect":
+        port, data = parse_port_and_data(rest, keyword)
+        if data is None:
+            return ExpectStmt(number, port, None)
+        exact = data.endswith("$")
+        return ExpectStmt(number, port, data.rstrip("$").upper(), exact)
+    if keyword == "add":
+        return parse_add(rest, number)
+    if keyword == "setdefault":
+        table, _, action_text = rest.partition(" ")
+        if not table or not action_text.strip():
+            raise ValueError("usage: setdefault TABLE ACTION(PARAM:VALUE, ...)")
+        action, args = parse_action(action_text.strip())
+        return SetDefaultStmt(number, table, action, args)
+    if keyword in COMMAND_ARITY:
+        words = rest.split()
+        low, high = COMMAND_ARITY[keyword]
+        if not low <= len(words) <= high:
+            raise ValueError(f"{keyword}: expected {usage_of(keyword)}")
+        return CommandStmt(number, keyword, words)
+    raise ValueError(f"unknown STF statement '{keyword}'")
+
+
+COMMAND_USAGE = {
+    "mirroring_add": "SESSION PORT",
+    "mirroring_add_mc": "SESSION MGID",
+    "mc_mgrp_create": "MGID",
+    "mc_node_create": "RID PORT...",
+    "mc_node_associate": "MGID HANDLE",
+    "counter_read": "NAME INDEX [packets|bytes OP VALUE]",
+    "counter_write": "NAME INDEX PACKETS BYTES",
+    "check_counter": "NAME(INDEX) [packets|bytes] OP VALUE",
+    "register_read": "NAME INDEX [OP VALUE]",
+    "register_write": "NAME INDEX VALUE",
+    "register_reset": "NAME",
+    "meter_set_rates": "NAME INDEX RATE:BURST RATE:BURST",
+    "meter_array_set_rates": "NAME RATE:BURST RATE:BURST",
+    "wait": "no arguments",
+}
+COMMAND_ARITY = {
+    "mirroring_add": (2, 2),
+    "mirroring_add_mc": (2, 2),
+    "mc_mgrp_create": (1, 1),
+    "mc_node_create": (1, 1000),
+    "mc_node_associate": (2, 2),
+    "counter_read": (2, 5),
+    "counter_write": (4, 4),
+    "check_counter": (3, 4),
+    "register_read": (2, 4),
+    "register_write": (3, 3),
+    "register_reset": (1, 1),
+    "meter_set_rates": (3, 4),
+    "meter_array_set_rates": (2, 3),
+    "wait": (0, 0),
+}
+
+
+def usage_of(keyword: str) -> str:
+    return COMMAND_USAGE[keyword]
+
+
+def parse_port_and_data(rest: str, keyword: str) -> tuple[int, str | None]:
+    port_text, _, data = rest.partition(" ")
+    if not port_text.isdigit():
+        raise ValueError(f"{keyword}: expected a port number, got '{port_text}'")
+    data = "".join(data.split())
+    if not data:
+        return int(port_text), None
+    body = data[:-1] if data.endswith("$") else data
+    if not HEX_RE.fullmatch(body):
+        raise ValueError(f"{keyword}: bad hex data '{data}'")
+    return int(port_text), data
+
+
+def parse_add(rest: str, number: int) -> AddStmt:
+    match = re.match(r"^(?P<pre>[^(]*?)(?P<action>[^\s(]+\s*\(.*\))\s*(=\s*\S+)?\s*$", rest, re.S)
+    if not match:
+        raise ValueError("usage: add TABLE [PRIO] KEY:VALUE ... ACTION(PARAM:VALUE, ...)")
+    words = match.group("pre").split()
+    if not words:
+        raise ValueError("add: missing table name")
+    table, words = words[0], words[1:]
+    priority = None
+    if words and words[0].isdigit():
+        priority, words = int(words[0]), words[1:]
+    keys = []
+    for word in words:
+        name, sep, value = word.partition(":")
+        if not sep or not name or not value:
+            raise ValueError(f"add: key '{word}' is not NAME:VALUE")
+        keys.append((name, value))
+    action, args = parse_action(match.group("action"))
+    return AddStmt(number, table, priority, keys, action, args)
+
+
+def parse_action(text: str) -> tuple[str, list[tuple[str, str]]]:
+    match = ACTION_RE.match(text)
+    if not match:
+        raise ValueError(f"bad action call '{text}' (expected ACTION(PARAM:VALUE, ...))")
+    args = []
+    for item in match.group("args").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip() or not value.strip():
+            raise ValueError(f"action argument '{item}' is not NAME:VALUE")
+        args.append((name.strip(), value.strip()))
+    return match.group("name"), args
+
+
+# --------------------------------------------------------------------------- values
+
+
+def parse_int(text: str, width: int | None = None) -> int:
+    """An STF number (decimal, 0x, 0b, 0o, possibly negative), wrapped to `width` bits."""
+    clean = text.replace("_", "")
+    try:
+        value = int(clean, 0) if not re.fullmatch(r"-?0\d+", clean) else int(clean, 10)
+    except ValueError:
+        raise ValueError(f"bad number '{text}'") from None
+    if width is not None:
+        if value >= 1 << width:
+            raise ValueError(f"value {text} does not fit in {width} bits")
+        value &= (1 << width) - 1
+    return value
+
+
+def split_radix(text: str) -> tuple[str, int, int]:
+    """(digits, base, bits per digit) of a 0x/0b/0o literal."""
+    lower = text.lower()
+    for prefix, base, bits in (("0x", 16, 4), ("0b", 2, 1), ("0o", 8, 3)):
+        if lower.startswith(prefix):
+            return text[2:], base, bits
+    raise ValueError(f"'{text}' needs a 0x, 0b or 0o prefix to use '*' digits")
+
+
+def ternary_value(text: str, width: int) -> tuple[int, int]:
+    """value, mask of a ternary key: V&&&M, or digits with '*' (mask covers the written digits)."""
+    if "&&&" in text:
+        value_text, mask_text = text.split("&&&", 1)
+        mask = parse_int(mask_text, width)
+        return parse_int(value_text, width) & mask, mask
+    if text.lower().startswith(("0x", "0b", "0o")):
+        digits, base, bits = split_radix(text)
+        full = (1 << bits) - 1
+        value = mask = 0
+        for digit in digits.replace("_", ""):
+            value <<= bits
+            mask <<= bits
+            if digit != "*":
+                value |= int(digit, base)
+                mask |= full
+        if mask >= 1 << width or value >= 1 << width:
+            raise ValueError(f"value {text} does not fit in {width} bits")
+        return value, mask
+    return parse_int(text, width), (1 << width) - 1
+
+
+def lpm_value(text: str, width: int) -> tuple[int, int]:
+    """value, prefix length: V/LEN, or a 0x/0b/0o literal whose prefix length is its written
+    non-'*' digits times the bits per digit (as p4c's runner computes it: 0x0a01** is /16 and
+    0x12 on a 16-bit key is /8), or a decimal number (full width)."""
+    if "/" in text:
+        value_text, length_text = text.split("/", 1)
+        length = parse_int(length_text)
+        if length > width:
+            raise ValueError(f"prefix length {length} exceeds the key width {width}")
+        return parse_int(value_text, width), length
+    if "*" in text or text.lower().startswith(("0x", "0b", "0o")):
+        digits, base, bits = split_radix(text)
+        value = int(digits.replace("*", "0"), base) if digits else 0
+        if value >= 1 << width:
+            raise ValueError(f"value {text} does not fit in {width} bits")
+        return value, min(width, (len(digits) - digits.count("*")) * bits)
+    return parse_int(text, width), width
+
+
+def range_value(text: str, width: int) -> tuple[int, int]:
+    if "->" in text:
+        low, high = text.split("->", 1)
+        return parse_int(low, width), parse_int(high, width)
+    value = parse_int(text, width)
+    return value, value
+
+
+# --------------------------------------------------------------------------- name lookup
+
+
+def by_name_or_suffix(names: list[str], wanted: str, what: str) -> str:
+    """The one name equal to `wanted` or ending with '.wanted'."""
+    if wanted in names:
+        return wanted
+    bare = wanted.lstrip(".")
+    found = [n for n in names if n.endswith("." + bare) or n == bare]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ValueError(f"unknown {what} '{wanted}'")
+    raise ValueError(f"{what} '{wanted}' is ambiguous: {', '.join(found)}")
+
+
+def key_field_name(fields: list[str], wanted: str) -> str:
+    """An STF key name (BMv2 JSON style: 'ipv4.dst', 'h$0.f', 'h.valid') as a P4Info field name."""
+    candidates = [wanted, re.sub(r"\$(\d+)", r"[\1]", wanted)]
+    if wanted.endswith(".valid"):
+        candidates.append(wanted[: -len("valid")] + "$valid$")
+    candidates += [c + ".$valid$" for c in list(candidates)]
+    for candidate in candidates:
+        if candidate in fields:
+            return candidate
+    for candidate in candidates:
+        found = [f for f in fields if f.endswith("." + candidate)]
+        if len(found) == 1:
+            return found[0]
+    raise ValueError(f"unknown key field '{wanted}' (fields: {', '.join(fields)})")
+
+
+@dataclass
+class TableInfo:
+    """What the STF runner needs about a table, read from P4Info."""
+
+    name: str
+    fields: list[p4i.MatchField]
+    actions: dict[str, list[p4i.Action.Param]]
+
+
+def table_infos(info: p4i.P4Info) -> dict[str, TableInfo]:
+    actions = {a.preamble.id: a for a in info.actions}
+    result = {}
+    for table in info.tables:
+        refs = {
+            actions[r.id].preamble.name: list(actions[r.id].params)
+            for r in table.action_refs
+            if r.id in actions
+        }
+        result[table.preamble.name] = TableInfo(table.preamble.name, list(table.match_fields), refs)
+    return result
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass
+class PortDiff:
+    """Expected and received packets on one port that disagree."""
+
+    port: int
+    expected: list[ExpectStmt]
+    received: list[bytes]
+
+
+@dataclass
+class StfResult:
+    diffs: list[PortDiff] = field(default_factory=list)
+    check_failures: list[str] = field(default_factory=list)
+    ignored: list[tuple[int, bytes]] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.diffs and not self.check_failures
+
+
+def pattern_matches(stmt: ExpectStmt, data: bytes) -> bool:
+    if stmt.pattern is None:
+        return True
+    got = data.hex().upper()
+    if len(got) < len(stmt.pattern) or (stmt.exact and len(got) != len(stmt.pattern)):
+        return False
+    return all(e == "*" or e == g for e, g in zip(stmt.pattern, got, strict=False))
+
+
+class StfRunner:
+    """Executes STF statements against a loaded pipeline (lgkit.sw.exec.pipeline.Pipeline)."""
+
+    def __init__(self, pipeline: object, info: p4i.P4Info, filename: str = "<stf>") -> None:
+        from lgkit.sw.exec import v1model
+
+        self.pipeline = pipeline
+        self.run_packet = v1model.run_untimed
+        self.tables = table_infos(info)
+        self.filename = filename
+        self.result = StfResult()
+        self.received: dict[int, list[bytes]] = {}
+        self.nodes: list[tuple[int, list[int]]] = []
+        self.group_nodes: dict[int, list[int]] = {}
+        self.mc_clones: dict[int, int] = {}
+        self.added = 0
+
+    def run(self, stmts: list[Stmt]) -> StfResult:
+        ports = {s.port for s in stmts if isinstance(s, PacketStmt | ExpectStmt)}
+        for stmt in stmts:
+            try:
+                self.execute(stmt, ports)
+            except (ValueError, KeyError, IndexError) as exc:
+                message = exc.args[0] if exc.args else type(exc).__name__
+                raise StfError(self.filename, stmt.line, str(message)) from None
+        self.compare([s for s in stmts if isinstance(s, ExpectStmt)])
+        return self.result
+
+    def execute(self, stmt: Stmt, ports: set[int]) -> None:
+        if isinstance(stmt, PacketStmt):
+            self.refresh_clone_groups()
+            for port, data in self.run_packet(self.pipeline, stmt.port, stmt.data):
+                if port in ports:
+                    self.received.setdefault(port, []).append(data)
+                else:
+                    self.result.ignored.append((port, data))
+        elif isinstance(stmt, AddStmt):
+            self.add_entry(stmt)
+        elif isinstance(stmt, SetDefaultStmt):
+            table = self.table(stmt.table)
+            action, params = self.action_call(table, stmt.action, stmt.args)
+            self.pipeline.tables[table.name].set_default(action, params)
+        elif isinstance(stmt, CommandStmt):
+            handler = getattr(self, "do_" + stmt.keyword)
+            handler(stmt)
+
+    # ----------------------------------------------------------------- tables
+
+    def table(self, name: str) -> TableInfo:
+        return self.tables[by_name_or_suffix(list(self.tables), name, "table")]
+
+    def action_call(
+        self, table: TableInfo, name: str, args: list[tuple[str, str]]
+    ) -> tuple[str, list[int]]:
+        action = by_name_or_suffix(list(table.actions), name, f"action of table {table.name}")
+        params = table.actions[action]
+        given = dict(args)
+        unknown = set(given) - {p.name for p in params}
+        if unknown:
+            raise ValueError(f"action {action} has no parameter '{sorted(unknown)[0]}'")
+        missing = [p.name for p in params if p.name not in given]
+        if missing:
+            raise ValueError(f"action {action}: missing argument '{missing[0]}'")
+        return action, [parse_int(given[p.name], p.bitwidth) for p in params]
+
+    def add_entry(self, stmt: AddStmt) -> None:
+        from lgkit.sw.exec import pipeline as pl
+
+        table = self.table(stmt.table)
+        names = [f.name for f in table.fields]
+        given: dict[str, str] = {}
+        for key, value in stmt.keys:
+            given[key_field_name(names, key)] = value
+        matches = [self.key_match(f, given.get(f.name)) for f in table.fields]
+        action, params = self.action_call(table, stmt.action, stmt.args)
+        self.added += 1
+        priority = stmt.priority
+        if priority is None and self.needs_priority(table):
+            priority = IMPLICIT_PRIORITY_BASE - self.added
+        entry = pl.TableEntry(matches, action, params, priority or 0)
+        self.pipeline.tables[table.name].insert(entry)
+
+    @staticmethod
+    def needs_priority(table: TableInfo) -> bool:
+        kinds = {p4i.MatchField.TERNARY, p4i.MatchField.RANGE, p4i.MatchField.OPTIONAL}
+        return any(f.match_type in kinds for f in table.fields)
+
+    @staticmethod
+    def key_match(f: p4i.MatchField, text: str | None) -> object:
+        from lgkit.sw.exec import pipeline as pl
+
+        width = f.bitwidth
+        kind = f.match_type
+        if kind == p4i.MatchField.EXACT:
+            return pl.Exact(parse_int(text if text is not None else "0", width))
+        if kind == p4i.MatchField.LPM:
+            value, length = lpm_value(text, width) if text is not None else (0, 0)
+            return pl.Lpm(value, length)
+        if text is None:
+            return None
+        if kind == p4i.MatchField.TERNARY:
+            value, mask = ternary_value(text, width)
+            return pl.Ternary(value, mask)
+        if kind == p4i.MatchField.RANGE:
+            return pl.Range(*range_value(text, width))
+        if kind == p4i.MatchField.OPTIONAL:
+            return pl.Optional_(parse_int(text, width))
+        raise ValueError(f"match kind of key '{f.name}' is not supported by STF")
+
+    # ----------------------------------------------------------------- multicast / clone
+
+    def do_mirroring_add(self, stmt: CommandStmt) -> None:
+        session, port = (parse_int(w) for w in stmt.words)
+        self.mc_clones.pop(session, None)
+        self.pipeline.clone_sessions[session] = [(port, 0)]
+
+    def do_mirroring_add_mc(self, stmt: CommandStmt) -> None:
+        session, mgid = (parse_int(w) for w in stmt.words)
+        self.mc_clones[session] = mgid
+
+    def refresh_clone_groups(self) -> None:
+        for session, mgid in self.mc_clones.items():
+            replicas = self.pipeline.mc_groups.get(mgid, [])
+            self.pipeline.clone_sessions[session] = [(port, rid) for rid, port in replicas]
+
+    def do_mc_mgrp_create(self, stmt: CommandStmt) -> None:
+        mgid = parse_int(stmt.words[0])
+        self.group_nodes[mgid] = []
+        self.pipeline.mc_groups[mgid] = []
+
+    def do_mc_node_create(self, stmt: CommandStmt) -> None:
+        rid, *ports = (parse_int(w) for w in stmt.words)
+        self.nodes.append((rid, sorted(set(ports))))
+        self.result.log.append(f"node handle {len(self.nodes) - 1}: rid {rid} ports {ports}")
+
+    def do_mc_node_associate(self, stmt: CommandStmt) -> None:
+        mgid, handle = (parse_int(w) for w in stmt.words)
+        if mgid not in self.group_nodes:
+            raise ValueError(f"multicast group {mgid} was not created")
+        if not 0 <= handle < len(self.nodes):
+            raise ValueError(f"no multicast node with handle {handle}")
+        self.group_nodes[mgid].append(handle)
+        self.pipeline.mc_groups[mgid] = [
+            (self.nodes[h][0], port) for h in self.group_nodes[mgid] for port in self.nodes[h][1]
+        ]
+
+    # ----------------------------------------------------------------- externs
+
+    def extern(self, kind: str, name: str) -> object:
+        objects: dict = getattr(self.pipeline, kind)
+        return objects[by_name_or_suffix(list(objects), name, kind[:-1])]
+
+    def check(self, what: str, actual: int, op: str, expected_text: str, line: int) -> None:
+        if op not in COMPARE:
+            raise ValueError(f"unknown comparison '{op}'")
+        expected = parse_int(expected_text)
+        if not COMPARE[op](actual, expected):
+            self.result.check_failures.append(
+                f"{self.filename}:{line}: {what} is {actual}, expected {op} {expected}"
+            )
+
+    def do_counter_read(self, stmt: CommandStmt) -> None:
+        name, index_text, *check = stmt.words
+        packets, nbytes = self.extern("counters", name).read(parse_int(index_text))
+        self.result.log.append(f"{name}[{index_text}] = {packets} packets, {nbytes} bytes")
+        if check:
+            if len(check) != 3 or check[0] not in ("packets", "bytes"):
+                raise ValueError(f"counter_read: expected {usage_of('counter_read')}")
+            actual = packets if check[0] == "packets" else nbytes
+            self.check(f"{name}[{index_text}].{check[0]}", actual, check[1], check[2], stmt.line)
+
+    def do_check_counter(self, stmt: CommandStmt) -> None:
+        match = re.fullmatch(r"([^(\s]+)\((\w+)\)", stmt.words[0])
+        if not match:
+            raise ValueError(f"check_counter: expected {usage_of('check_counter')}")
+        name, index = match.group(1), parse_int(match.group(2))
+        rest = stmt.words[1:]
+        kind = rest.pop(0) if rest[0] in ("packets", "bytes") else "packets"
+        if len(rest) != 2:
+            raise ValueError(f"check_counter: expected {usage_of('check_counter')}")
+        packets, nbytes = self.extern("counters", name).read(index)
+        actual = packets if kind == "packets" else nbytes
+        self.check(f"{name}[{index}].{kind}", actual, rest[0], rest[1], stmt.line)
+
+    def do_counter_write(self, stmt: CommandStmt) -> None:
+        name, index, packets, nbytes = stmt.words
+        counter = self.extern("counters", name)
+        counter.write(parse_int(index), parse_int(packets), parse_int(nbytes))
+
+    def do_register_read(self, stmt: CommandStmt) -> None:
+        name, index_text, *check = stmt.words
+        value = self.extern("registers", name).read(parse_int(index_text))
+        self.result.log.append(f"{name}[{index_text}] = {value}")
+        if check:
+            if len(check) != 2:
+                raise ValueError(f"register_read: expected {usage_of('register_read')}")
+            self.check(f"{name}[{index_text}]", value, check[0], check[1], stmt.line)
+
+    def do_register_write(self, stmt: CommandStmt) -> None:
+        name, index, value = stmt.words
+        register = self.extern("registers", name)
+        register.write(parse_int(index), parse_int(value, register.width))
+
+    def do_register_reset(self, stmt: CommandStmt) -> None:
+        register = self.extern("registers", stmt.words[0])
+        for index in range(register.size):
+            register.write(index, 0)
+
+    def do_meter_set_rates(self, stmt: CommandStmt) -> None:
+        name, index, *rates = stmt.words
+        self.set_meter(name, [parse_int(index)], rates)
+
+    def do_meter_array_set_rates(self, stmt: CommandStmt) -> None:
+        name, *rates = stmt.words
+        meter = self.extern("meters", name)
+        self.set_meter(name, list(range(meter.size)), rates)
+
+    def set_meter(self, name: str, indices: list[int], rates: list[str]) -> None:
+        """BMv2's CLI gives rates in units per microsecond; MeterArray takes units per second."""
+        pairs = []
+        for rate in rates:
+            value, sep, burst = rate.partition(":")
+            if not sep:
+                raise ValueError(f"meter rate '{rate}' is not RATE:BURST")
+            pairs.append((float(value) * 1e6, parse_int(burst)))
+        if len(pairs) == 1:
+            pairs.append(pairs[0])
+        meter = self.extern("meters", name)
+        for index in indices:
+            meter.set_rates(index, pairs[0], pairs[1])
+
+    def do_wait(self, stmt: CommandStmt) -> None:
+        """Packets are processed to completion as they are sent: nothing to wait for."""
+
+    # ----------------------------------------------------------------- comparison
+
+    def compare(self, expects: list[ExpectStmt]) -> None:
+        """Per port: the packets must match the expects in order and in number. As in p4c's
+        runner, a port named by an `expect PORT` without data is not checked at all."""
+        wanted: dict[int, list[ExpectStmt]] = {}
+        unchecked = {stmt.port for stmt in expects if stmt.pattern is None}
+        for stmt in expects:
+            wanted.setdefault(stmt.port, []).append(stmt)
+        for port in sorted((set(wanted) | set(self.received)) - unchecked):
+            exp, got = wanted.get(port, []), self.received.get(port, [])
+            ok = len(exp) == len(got) and all(
+                pattern_matches(e, g) for e, g in zip(exp, got, strict=True)
+            )
+            if not ok:
+                self.result.diffs.append(PortDiff(port, exp, got))
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def marker(pattern: str, got: str) -> str:
+    """A line of '^' under the nibbles where `got` differs from `pattern`."""
+    marks = []
+    for i in range(max(len(pattern), len(got))):
+        e = pattern[i] if i < len(pattern) else None
+        g = got[i] if i < len(got) else None
+        marks.append(" " if e == "*" or (e is not None and e == g) or e is None else "^")
+    return "".join(marks).rstrip()
+
+
+def format_diff(diff: PortDiff) -> list[str]:
+    lines = [f"port {diff.port}: expected {len(diff.expected)} packet(s), got {len(diff.received)}"]
+    for i in range(max(len(diff.expected), len(diff.received))):
+        exp = diff.expected[i] if i < len(diff.expected) else None
+        got = diff.received[i].hex().upper() if i < len(diff.received) else None
+        if exp is not None and got is not None and pattern_matches(exp, diff.received[i]):
+            lines.append(f"  #{i} ok (line {exp.line})")
+            continue
+        if exp is None:
+            lines.append(f"  #{i} unexpected: {got}")
+            continue
+        shown = "<any packet>" if exp.pattern is None else exp.pattern + ("$" if exp.exact else "")
+        lines.append(f"  #{i} expected:   {shown}  (line {exp.line})")
+        if got is None:
+            lines.append(f"  #{i} received:   <nothing>")
+            continue
+        lines.append(f"  #{i} received:   {got}")
+        if exp.pattern is not None:
+            lines.append(f"               {marker(exp.pattern, got)}")
+            if exp.exact and len(got) != len(exp.pattern):
+                want = len(exp.pattern) // 2
+                lines.append(f"      length {len(got) // 2} bytes, expected {want}")
+    return lines
+
+
+def format_result(result: StfResult) -> str:
+    lines: list[str] = []
+    for diff in result.diffs:
+        lines.extend(format_diff(diff))
+    lines.extend(result.check_failures)
+    return "\n".join(lines)
