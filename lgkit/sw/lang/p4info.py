@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from finsy.proto import p4i, p4t
 from google.protobuf import text_format
@@ -28,6 +31,25 @@ V1SWITCH_ORDER = ["p", "vr", "ig", "eg", "ck", "dep"]
 HIDDEN_FROM_P4INFO = {"name", "id", "brief", "description"}
 PKGINFO_PAIR = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 TEXT_HEADER = "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
+
+
+NOACTION_DECL = re.compile(r"([^;}]*)\baction\s+NoAction\b")
+
+
+@functools.cache
+def noaction_is_corelib() -> bool:
+    """Whether P4Info annotates NoAction with @corelib. p4c 1.2.5.16 does not, current p4c does
+    (and our core.p4 follows it). The installed p4c decides, through its core.p4
+    (<prefix>/share/p4c/p4include/core.p4 of the p4c-bm2-ss or p4c on PATH); without p4c, ours."""
+    for program in ("p4c-bm2-ss", "p4c"):
+        found = shutil.which(program)
+        if found is None:
+            continue
+        core = Path(found).resolve().parents[1] / "share" / "p4c" / "p4include" / "core.p4"
+        match = NOACTION_DECL.search(core.read_text()) if core.is_file() else None
+        if match is not None:
+            return "@corelib" in match.group(1)
+    return True
 
 
 def jenkins_hash(name: str) -> int:
@@ -314,6 +336,8 @@ class ProgramModel:
     instances: list[InstanceInfo] = field(default_factory=list)
     digests: list[tuple[str, t.P4Type, ir.Annotations]] = field(default_factory=list)
     controller_headers: list[ir.TypeDecl] = field(default_factory=list)
+    calls_extern_function: bool = False
+    "A control calls an extern function (mark_to_drop, clone, hash, digest, ...)."
 
 
 def top_level(program: ir.Program) -> dict[str, ir.Decl]:
@@ -439,10 +463,21 @@ class ModelBuilder:
     def used_global_actions(
         self, control: ir.ControlDecl, scope: Scope, used: set[str]
     ) -> list[ir.ActionDecl]:
+        """Global actions the control uses, in order of first reference. p4c inlines nested
+        control instances in place before it localizes global actions at the top of the
+        control, so theirs count where the instance is declared."""
         found: list[ir.ActionDecl] = []
         sources: list[object] = [d for d in control.locals if d.name in used]
         sources.append(control.apply)
         for source in sources:
+            nested = self.nested_control(source)
+            if nested is not None:
+                inner = Scope(self.top, {d.name: d for d in nested.locals})
+                for action in self.used_global_actions(nested, inner,
+                                                       self.used_locals(nested, inner)):
+                    if action not in found:
+                        found.append(action)
+                continue
             names = (
                 self.references_of(source)
                 if isinstance(source, ir.Decl)
@@ -456,17 +491,41 @@ class ModelBuilder:
                     found.append(decl)
         return found
 
+    def nested_control(self, source: object) -> ir.ControlDecl | None:
+        """The control a local instance declaration instantiates, if it is one."""
+        if not isinstance(source, ir.InstanceDecl) or extern_type_name(source, self.top):
+            return None
+        nested = self.top.get(source.type_ref.name)
+        return nested if isinstance(nested, ir.ControlDecl) else None
+
     def add_action(self, decl: ir.ActionDecl, name: str) -> None:
         if is_hidden(decl.annotations) or name in self.seen_actions:
             return
         self.seen_actions.add(name)
         self.model.actions.append(ActionInfo(decl, name))
 
+    def calls_extern_function(self, sources: list[object], seen: set[int]) -> bool:
+        """True if `sources` (or a function they call; p4c inlines those) call an extern
+        function."""
+        for node in walk(sources):
+            if not isinstance(node, ir.Call):
+                continue
+            if node.kind is ir.CallKind.EXTERN_FUNCTION:
+                return True
+            body = node.callee if node.kind is ir.CallKind.FUNCTION else None
+            if isinstance(body, ir.FunctionDecl) and id(body) not in seen:
+                seen.add(id(body))
+                if self.calls_extern_function([body.body], seen):
+                    return True
+        return False
+
     def collect_digests(self, control: ir.ControlDecl, used: set[str]) -> None:
         sources: list[object] = [
             d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used
         ]
         sources.append(control.apply)
+        if self.calls_extern_function(sources, set()):
+            self.model.calls_extern_function = True
         for node in walk(sources):
             if not isinstance(node, ir.Call) or not isinstance(node.target, ir.PathExpr):
                 continue
@@ -671,6 +730,9 @@ EXTERN_KINDS = {
     "direct_meter": DIRECT_METER,
     "register": REGISTER,
 }
+TYPE_INFO_USERS = ("tables", "digests", "controller_packet_metadata")
+"""p4c's serializer touches type_info for every table, digest, controller header, action
+parameter, extern instance and extern function call: then P4Info has one, empty or not."""
 
 
 class P4InfoBuilder:
@@ -684,10 +746,13 @@ class P4InfoBuilder:
         self.info = p4i.P4Info()
         self.types = TypeSpecs(self.info.type_info, self.top)
         self.direct_tables: dict[str, str] = {}
+        self.table_actions: set[str] = set()
 
     def build(self) -> p4i.P4Info:
         self.collect()
         self.symbols.compute_ids()
+        self.table_actions = {self.action_name(table, ref) for table in self.model.tables
+                              for ref in table.decl.actions}
         self.add_pkg_info()
         for action in self.model.actions:
             self.add_action(action)
@@ -699,7 +764,10 @@ class P4InfoBuilder:
             self.add_controller_header(header)
         for name, ty, anns in self.model.digests:
             self.add_digest(name, ty, anns)
-        self.info.type_info.SetInParent()
+        if (self.model.calls_extern_function or self.model.instances
+                or any(action.params for action in self.info.actions)
+                or any(len(getattr(self.info, name)) for name in TYPE_INFO_USERS)):
+            self.info.type_info.SetInParent()
         return self.info
 
     def add_pkg_info(self) -> None:
@@ -748,7 +816,11 @@ class P4InfoBuilder:
             self.symbols.alias(action.name),
             action.decl.annotations,
         )
+        if action.name == "NoAction" and not noaction_is_corelib():
+            msg.preamble.annotations.remove("@corelib")
         params = [p for p in action.decl.params if not p.direction]
+        if action.name not in self.table_actions:
+            params = []  # p4c turns the data parameters of only-called actions into locals
         for param, ident in zip(params, field_ids(params), strict=True):
             out = msg.params.add(id=ident, name=local_name(param, ""))
             out.annotations.extend(annotation_texts(param.annotations))
