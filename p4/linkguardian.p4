@@ -6,13 +6,13 @@
 
 #include "include/defines.p4"
 #include "include/headers.p4"
-#include "include/config.p4"
 #include "include/counters.p4"
 #include "include/buffers.p4"
 #include "include/parser.p4"
 #include "include/forwarding.p4"
 #include "include/lg_sender.p4"
 #include "include/lg_receiver.p4"
+#include "include/config.p4"
 #include "include/ecn.p4"
 #include "include/corruption.p4"
 
@@ -23,12 +23,12 @@ control LgIngress(inout headers_t hdr, inout metadata_t meta,
     LgTxCopy() tx_copy;
     LgTxHold() hold;
     LgForwarding() forwarding;
+    LgGlobalConfig() global_cfg;
+    LgPortConfig() pass_cfg;
+    LgPortConfig() out_cfg;
 
     apply {
-        lg_cfg_recirc_port.read(meta.l.recirc_port, 0);
-        lg_cfg_recirc_session.read(meta.l.recirc_session, 0);
-        lg_cfg_prio_normal.read(meta.l.prio_normal, 0);
-        lg_cfg_prio_high.read(meta.l.prio_high, 0);
+        global_cfg.apply(meta.g);
         bool recirc = standard_metadata.instance_type == INSTANCE_RECIRC;
         lg_kind_t kind = meta.lg.kind;
         if (recirc) {
@@ -38,6 +38,9 @@ control LgIngress(inout headers_t hdr, inout metadata_t meta,
             meta.lg.kind = KIND_NONE;
             kind = KIND_NONE;
             meta.lg.port = standard_metadata.ingress_port;
+        }
+        pass_cfg.apply(meta.lg.port, meta.pc);
+        if (!recirc) {
             lg_cnt_c.count((bit<32>)standard_metadata.ingress_port);
             if (hdr.lg_ack.isValid() || hdr.lg_ctrl.isValid()) {
                 feedback.apply(hdr, meta, standard_metadata);
@@ -52,7 +55,7 @@ control LgIngress(inout headers_t hdr, inout metadata_t meta,
                               || kind == KIND_RESUME)) {
             /* A receiver control frame back from the recirculation port: out at top priority. */
             standard_metadata.egress_spec = meta.lg.port;
-            standard_metadata.priority = meta.l.prio_high;
+            standard_metadata.priority = meta.g.prio_high;
         } else if (recirc && kind != KIND_HELD) {
             meta.l.drop = 1;
         } else if (!recirc && hdr.ethernet.ether_type == ETHERTYPE_LG
@@ -74,7 +77,7 @@ control LgIngress(inout headers_t hdr, inout metadata_t meta,
             meta.lg.kind = KIND_NONE;
             lg_cnt_d.count((bit<32>)meta.lg.port);
             forwarding.apply(hdr, meta, standard_metadata);
-            standard_metadata.priority = meta.l.prio_normal;
+            standard_metadata.priority = meta.g.prio_normal;
             if (standard_metadata.mcast_grp == 0 && standard_metadata.egress_spec != 511) {
                 lg_cnt_a.count((bit<32>)standard_metadata.egress_spec);
             }
@@ -82,6 +85,7 @@ control LgIngress(inout headers_t hdr, inout metadata_t meta,
         bool unicast_out = meta.l.deliver == 1 && meta.l.drop == 0
                            && standard_metadata.mcast_grp == 0
                            && standard_metadata.egress_spec != 511;
+        if (unicast_out) { out_cfg.apply(standard_metadata.egress_spec, meta.oc); }
         if (unicast_out || (recirc && kind == KIND_HELD)) {
             hold.apply(hdr, meta, standard_metadata);
         }
@@ -100,6 +104,8 @@ control LgEgress(inout headers_t hdr, inout metadata_t meta,
     LgRxEgress() receiver;
     LgEcn() ecn;
     LgCorruption() corruption;
+    LgGlobalConfig() global_cfg;
+    LgPortConfig() port_cfg;
 
     apply {
         if (standard_metadata.instance_type == INSTANCE_INGRESS_CLONE
@@ -110,14 +116,13 @@ control LgEgress(inout headers_t hdr, inout metadata_t meta,
         meta.l.drop = 0;
         meta.l.trunc_len = 0;
         meta.l.e2e_clone = 0;
-        lg_cfg_recirc_port.read(meta.l.recirc_port, 0);
-        lg_cfg_recirc_session.read(meta.l.recirc_session, 0);
+        global_cfg.apply(meta.g);
         lg_kind_t kind = meta.lg.kind;
         bool just_cloned = standard_metadata.instance_type == INSTANCE_INGRESS_CLONE;
         bool loops = kind == KIND_TXCOPY || kind == KIND_RXBUF || kind == KIND_HELD
                      || (just_cloned && (kind == KIND_NOTIFY || kind == KIND_PAUSE
                                          || kind == KIND_RESUME));
-        if (loops && standard_metadata.egress_port == meta.l.recirc_port) {
+        if (loops && standard_metadata.egress_port == meta.g.recirc_port) {
             if (kind == KIND_TXCOPY
                 && standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
                 /* A new Tx-buffer copy: account for it, drop any piggybacked ACK. */
@@ -131,6 +136,7 @@ control LgEgress(inout headers_t hdr, inout metadata_t meta,
             return;
         }
 
+        port_cfg.apply(standard_metadata.egress_port, meta.ec);
         sender.apply(hdr, meta, standard_metadata);
         receiver.apply(hdr, meta, standard_metadata);
         if (meta.l.drop == 0) {

@@ -181,6 +181,13 @@ def test_extra_copies_are_deduplicated(mode: str) -> None:
 
 
 def _start_at(net: LGNet, seq: int) -> None:
+    """Both ends freshly activated, but at `seq`. Activation's reset runs in the data plane at
+    the first packet; do its part here and mark it done (state epoch = configured epoch)."""
+    sender, receiver = net.writers["s1"], net.writers["s2"]
+    sender.write_register("lg_tx_epoch", 2, sender.read_port(2).tx_epoch)
+    sender.write_register("lg_dummy_parked", 2, 1)
+    receiver.write_register("lg_rx_epoch", 2, receiver.read_port(2).rx_epoch)
+    receiver.write_register("lg_ack_parked", 2, 1)
     net.writers["s1"].write_register("lg_tx_next", 2, seq)
     net.writers["s1"].write_register("lg_tx_leading_ack", 2, (seq - 1) % (1 << 17))
     net.writers["s2"].write_register("lg_rx_expected", 2, seq)

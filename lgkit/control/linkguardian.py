@@ -1,14 +1,15 @@
-"""LinkGuardian control model: per-link parameters, Eq. 2, and the writes that switch LG on/off."""
+"""LinkGuardian control model: per-link parameters, Eq. 2, and the table entries, clone sessions
+and multicast groups that switch LG on and off."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 MTU_BYTES = 1514
-SEQ_SPACE = 1 << 17  # (era, seq_no)
 MAX_HOLES_CAP = 32
 MODES = ("lg", "lg_nb")
 
@@ -112,19 +113,69 @@ DEFAULT_LAYOUT = LGLayout()
 
 
 @dataclass(frozen=True)
-class RegisterWrite:
-    name: str
-    index: int
-    value: int
+class GlobalConfig:
+    """The switch-wide configuration: the default action `lg_set_global` of every `lg_global`
+    table (p4/include/config.p4; field names are the action's parameters)."""
+
+    recirc_port: int = 0
+    recirc_session: int = 0
+    prio_normal: int = 0
+    prio_high: int = 0
 
 
 @dataclass(frozen=True)
-class RegisterBump:
-    """Read, add one modulo 2**width, write back (generation numbers)."""
+class PortConfig:
+    """One port's configuration: its entry `lg_set_port` in every `lg_port` table
+    (p4/include/config.p4; field names are the action's parameters, in order). All zero, or no
+    entry: LG off on the port."""
 
-    name: str
-    index: int
-    width: int
+    tx_epoch: int = 0
+    tx_on: int = 0
+    tx_blocking: int = 0
+    tx_mgid: int = 0
+    dummy_repeat: int = 0
+    rx_epoch: int = 0
+    rx_on: int = 0
+    rx_max_holes: int = 0
+    rx_timeout_us: int = 0
+    rx_pause_bytes: int = 0
+    rx_resume_bytes: int = 0
+    ack_repeat: int = 0
+    port_session: int = 0
+    ecn_qdepth: int = 0
+    drop_threshold: int = 0
+
+
+EPOCH_FIELDS = ("tx_epoch", "rx_epoch")
+EPOCH_BITS = 8
+
+
+@dataclass(frozen=True)
+class SetGlobal:
+    config: GlobalConfig
+
+
+@dataclass(frozen=True)
+class UpdatePort:
+    """Read the port's configuration, change some fields, write it back. Each field in `bump`
+    advances by one (mod 2**8): a new epoch makes the data plane reset that role's state."""
+
+    port: int
+    changes: tuple[tuple[str, int], ...] = ()
+    bump: tuple[str, ...] = ()
+
+    def apply_to(self, config: PortConfig) -> PortConfig:
+        bumped = {name: (getattr(config, name) + 1) % (1 << EPOCH_BITS) for name in self.bump}
+        return replace(config, **dict(self.changes), **bumped)
+
+
+def update_port(port: int, bump: tuple[str, ...] = (), **changes: int) -> UpdatePort:
+    """An UpdatePort op (field names checked)."""
+    names = {f.name for f in fields(PortConfig)}
+    unknown = (set(changes) | set(bump)) - names
+    if unknown:
+        raise ValueError(f"no such port configuration field: {sorted(unknown)}")
+    return UpdatePort(port, tuple(changes.items()), bump)
 
 
 @dataclass(frozen=True)
@@ -141,15 +192,22 @@ class MulticastGroup:
     """(egress port, instance) pairs, in replication order."""
 
 
-Op = RegisterWrite | RegisterBump | CloneSession | MulticastGroup
+Op = SetGlobal | UpdatePort | CloneSession | MulticastGroup
 
 
 class LGWriter(Protocol):
     """What a switch must offer to receive LG's configuration (in-process or P4Runtime)."""
 
-    def write_register(self, name: str, index: int, value: int) -> None: ...
+    lock: AbstractContextManager[object]
+    "Held across a port's read-modify-write (other writers may share the switch)."
 
-    def read_register(self, name: str, index: int) -> int: ...
+    def write_global(self, config: GlobalConfig) -> None: ...
+
+    def read_port(self, port: int) -> PortConfig | None:
+        """The port's configuration, None if it has no entry yet."""
+
+    def write_port(self, port: int, config: PortConfig, insert: bool) -> None:
+        """Write the port's entry (insert: it has none yet)."""
 
     def set_clone_session(self, session: int, replicas: Sequence[tuple[int, int]]) -> None: ...
 
@@ -159,11 +217,13 @@ class LGWriter(Protocol):
 def apply_ops(writer: LGWriter, ops: Iterable[Op]) -> None:
     """Carry out `ops` in order on one switch."""
     for op in ops:
-        if isinstance(op, RegisterWrite):
-            writer.write_register(op.name, op.index, op.value)
-        elif isinstance(op, RegisterBump):
-            value = writer.read_register(op.name, op.index)
-            writer.write_register(op.name, op.index, (value + 1) % (1 << op.width))
+        if isinstance(op, SetGlobal):
+            writer.write_global(op.config)
+        elif isinstance(op, UpdatePort):
+            with writer.lock:
+                current = writer.read_port(op.port)
+                config = op.apply_to(current or PortConfig())
+                writer.write_port(op.port, config, insert=current is None)
         elif isinstance(op, CloneSession):
             writer.set_clone_session(op.session, op.replicas)
         else:
@@ -175,72 +235,50 @@ def switch_setup_ops(layout: LGLayout = DEFAULT_LAYOUT, priority_queues: int = 3
     three = priority_queues >= 3
     return [
         CloneSession(layout.recirc_session, ((layout.recirc_port, 0),)),
-        RegisterWrite("lg_cfg_recirc_port", 0, layout.recirc_port),
-        RegisterWrite("lg_cfg_recirc_session", 0, layout.recirc_session),
-        RegisterWrite("lg_cfg_prio_normal", 0, layout.prio_normal if three else 0),
-        RegisterWrite("lg_cfg_prio_high", 0, layout.prio_high if three else 0),
+        SetGlobal(GlobalConfig(recirc_port=layout.recirc_port,
+                               recirc_session=layout.recirc_session,
+                               prio_normal=layout.prio_normal if three else 0,
+                               prio_high=layout.prio_high if three else 0)),
     ]
-
-
-RX_STATE_RESETS = ("lg_rx_expected", "lg_rx_ack_no", "lg_rx_stall_since", "lg_rx_paused",
-                   "lg_rx_buf_bytes", "lg_rx_buf_pkts", "lg_rx_buf_max_bytes",
-                   "lg_rx_buf_max_pkts", "lg_ack_budget", "lg_rx_notify_pending",
-                   "lg_rx_safe_ack")
-TX_STATE_RESETS = ("lg_tx_next", "lg_tx_paused", "lg_tx_hold_head", "lg_tx_hold_tail",
-                   "lg_tx_buf_bytes", "lg_tx_buf_pkts", "lg_tx_buf_max_bytes",
-                   "lg_tx_buf_max_pkts", "lg_dummy_budget")
 
 
 def activate_receiver_ops(port: int, params: LGParams, layout: LGLayout = DEFAULT_LAYOUT
                           ) -> list[Op]:
-    """Receiver role on ingress port `port`: fresh state, parameters, then on."""
+    """Receiver role on ingress port `port`: its clone session, then parameters, on and a new
+    epoch in one write (the data plane resets the receiver state before the next packet)."""
     session = layout.port_session(port)
-    ops: list[Op] = [
-        RegisterWrite("lg_cfg_rx_on", port, 0),
+    return [
         CloneSession(session, ((port, 0),)),
-        RegisterWrite("lg_cfg_port_session", port, session),
+        update_port(port, bump=("rx_epoch",), rx_on=1, port_session=session,
+                    rx_max_holes=params.max_holes, rx_timeout_us=params.ack_timeout_us,
+                    rx_pause_bytes=params.pause_threshold,
+                    rx_resume_bytes=params.resume_bytes, ack_repeat=params.ack_repeat),
     ]
-    ops += [RegisterWrite(name, port, 0) for name in RX_STATE_RESETS]
-    ops += [
-        RegisterWrite("lg_ack_parked", port, 1),
-        RegisterBump("lg_ack_gen", port, 8),
-        RegisterWrite("lg_cfg_rx_max_holes", port, params.max_holes),
-        RegisterWrite("lg_cfg_rx_timeout_us", port, params.ack_timeout_us),
-        RegisterWrite("lg_cfg_rx_pause_bytes", port, params.pause_threshold),
-        RegisterWrite("lg_cfg_rx_resume_bytes", port, params.resume_bytes),
-        RegisterWrite("lg_cfg_ack_repeat", port, params.ack_repeat),
-        RegisterWrite("lg_cfg_rx_on", port, 1),
-    ]
-    return ops
 
 
 def activate_sender_ops(port: int, params: LGParams, layout: LGLayout = DEFAULT_LAYOUT
                         ) -> list[Op]:
-    """Sender role on egress port `port`: fresh state, N-copy group, parameters, then on."""
+    """Sender role on egress port `port`: clone session and N-copy group, then parameters, on
+    and a new epoch in one write (the data plane resets the sender state first)."""
     session = layout.port_session(port)
-    ops: list[Op] = [
-        RegisterWrite("lg_cfg_tx_on", port, 0),
+    return [
         CloneSession(session, ((port, 0),)),
-        RegisterWrite("lg_cfg_port_session", port, session),
         *set_copies_ops(port, params.n_copies, layout),
+        update_port(port, bump=("tx_epoch",), tx_on=1, port_session=session,
+                    tx_blocking=blocking(params.mode), dummy_repeat=params.dummy_repeat),
     ]
-    ops += [RegisterWrite(name, port, 0) for name in TX_STATE_RESETS]
-    ops += [
-        RegisterWrite("lg_tx_leading_ack", port, SEQ_SPACE - 1),
-        RegisterWrite("lg_dummy_parked", port, 1),
-        RegisterBump("lg_dummy_gen", port, 8),
-        RegisterWrite("lg_cfg_dummy_repeat", port, params.dummy_repeat),
-        *set_mode_ops(port, params.mode),
-        RegisterWrite("lg_cfg_tx_on", port, 1),
-    ]
-    return ops
+
+
+def blocking(mode: str) -> int:
+    """tx_blocking for a mode: LG 1, LG_NB 0."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    return 1 if mode == "lg" else 0
 
 
 def set_mode_ops(port: int, mode: str) -> list[Op]:
     """Switch the sender on `port` between LG and LG_NB (the receiver follows the header)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    return [RegisterWrite("lg_cfg_tx_blocking", port, 1 if mode == "lg" else 0)]
+    return [update_port(port, tx_blocking=blocking(mode))]
 
 
 def set_copies_ops(port: int, copies: int, layout: LGLayout = DEFAULT_LAYOUT) -> list[Op]:
@@ -250,30 +288,30 @@ def set_copies_ops(port: int, copies: int, layout: LGLayout = DEFAULT_LAYOUT) ->
     group = layout.tx_mgid(port)
     return [
         MulticastGroup(group, tuple((port, i + 1) for i in range(copies))),
-        RegisterWrite("lg_cfg_tx_mgid", port, group),
+        update_port(port, tx_mgid=group),
     ]
 
 
 def deactivate_sender_ops(port: int) -> list[Op]:
-    return [RegisterWrite("lg_cfg_tx_on", port, 0)]
+    return [update_port(port, tx_on=0)]
 
 
 def deactivate_receiver_ops(port: int) -> list[Op]:
-    return [RegisterWrite("lg_cfg_rx_on", port, 0)]
+    return [update_port(port, rx_on=0)]
 
 
 def corruption_ops(port: int, probability: float) -> list[Op]:
     """The in-P4 corruption emulator: drop frames leaving `port` with this probability."""
     if not 0.0 <= probability <= 1.0:
         raise ValueError("probability must be in [0, 1]")
-    return [RegisterWrite("lg_cfg_drop_threshold", port, round(probability * 0xFFFFFFFF))]
+    return [update_port(port, drop_threshold=round(probability * 0xFFFFFFFF))]
 
 
 def ecn_ops(port: int, qdepth_packets: int) -> list[Op]:
     """Mark CE on packets that find more than `qdepth_packets` queued at `port` (0 = off)."""
     if not 0 <= qdepth_packets < (1 << 19):
         raise ValueError("ECN threshold must fit 19 bits")
-    return [RegisterWrite("lg_cfg_ecn_qdepth", port, qdepth_packets)]
+    return [update_port(port, ecn_qdepth=qdepth_packets)]
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ class P4RuntimeSession:
                                         name=f"p4rt-{name}")
         self._switch: finsy.Switch | None = None
         self._lock = threading.Lock()
+        self.update_lock = threading.RLock()
+        "Held by LG writers across a read-modify-write of a configuration entry."
 
     def _call(self, coro: Any, timeout: float = 30.0) -> Any:
         try:

@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from dataclasses import astuple
 from typing import Any
+
+from lgkit.control.linkguardian import GlobalConfig, PortConfig
+from lgkit.sw.exec.interp.tables import Exact, Table, TableEntry
+
+GLOBAL_TABLE = "lg_global"
+PORT_TABLE = "lg_port"
+SET_GLOBAL = "lg_set_global"
+SET_PORT = "lg_set_port"
+
+
+def instances(pipeline: Any, table: str) -> list[Table]:
+    """Every instance of a configuration table (one per control that looks it up)."""
+    found = [t for name, t in pipeline.tables.items() if name.rsplit(".", 1)[-1] == table]
+    if not found:
+        raise KeyError(f"the program has no {table!r} table (not the LinkGuardian program?)")
+    return found
 
 
 class PipelineWriter:
-    """Writes registers, clone sessions and multicast groups of a `lgkit.sw` Pipeline."""
+    """Writes the configuration tables, clone sessions and multicast groups of a
+    `lgkit.sw` Pipeline; reads and writes registers (state) for tests."""
 
     def __init__(self, pipeline: Any) -> None:
         self.pipeline = pipeline
+        self.lock = threading.Lock()
+
+    def write_global(self, config: GlobalConfig) -> None:
+        for table in instances(self.pipeline, GLOBAL_TABLE):
+            table.set_default(SET_GLOBAL, list(astuple(config)))
+
+    def read_port(self, port: int) -> PortConfig | None:
+        entry = instances(self.pipeline, PORT_TABLE)[0].find([Exact(port)])
+        return None if entry is None else PortConfig(*entry.params)
+
+    def write_port(self, port: int, config: PortConfig, insert: bool) -> None:
+        for table in instances(self.pipeline, PORT_TABLE):
+            entry = TableEntry([Exact(port)], SET_PORT, list(astuple(config)))
+            (table.insert if insert else table.modify)(entry)
 
     def _register(self, name: str) -> Any:
         registers = self.pipeline.registers

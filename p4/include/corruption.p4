@@ -6,8 +6,7 @@ control LgCorruption(inout headers_t hdr, inout metadata_t meta,
                      inout standard_metadata_t standard_metadata) {
     apply {
         bit<32> pidx = (bit<32>)standard_metadata.egress_port;
-        bit<32> threshold;
-        lg_cfg_drop_threshold.read(threshold, pidx);
+        bit<32> threshold = meta.ec.drop_threshold;
         if (threshold == 0) { return; }
         bit<32> draw;
         random(draw, 32w1, 32w0xFFFFFFFF);

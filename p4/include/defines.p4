@@ -34,7 +34,6 @@ const lg_kind_t KIND_ACK    = 8;    /* receiver: the self-replenishing explicit 
 const lg_kind_t KIND_RETX   = 9;    /* sender: one retransmitted copy (multicast replica) */
 
 /* v1model instance_type values (BMv2 simple_switch). */
-const bit<32> INSTANCE_NORMAL        = 0;
 const bit<32> INSTANCE_INGRESS_CLONE = 1;
 const bit<32> INSTANCE_EGRESS_CLONE  = 2;
 const bit<32> INSTANCE_RECIRC        = 4;

@@ -6,8 +6,7 @@ control LgEcn(inout headers_t hdr, inout metadata_t meta,
               inout standard_metadata_t standard_metadata) {
     apply {
         if (!hdr.ipv4.isValid() || hdr.ipv4.ecn == 0) { return; }
-        bit<19> threshold;
-        lg_cfg_ecn_qdepth.read(threshold, (bit<32>)standard_metadata.egress_port);
+        bit<19> threshold = meta.ec.ecn_qdepth;
         if (threshold != 0 && standard_metadata.enq_qdepth >= threshold) {
             hdr.ipv4.ecn = 3;
         }

@@ -97,21 +97,45 @@ struct lg_local_t {
     bit<1>  do_clone;       /* issue one I2E clone at the end of ingress */
     bit<32> clone_session;
     bit<48> now;            /* current time for this pass, us */
-    bit<9>  tx_port;        /* egress port chosen by forwarding */
-    bit<1>  tx_on;
-    bit<1>  rx_on;
-    bit<3>  prio_normal;
-    bit<3>  prio_high;
-    bit<9>  recirc_port;
-    bit<32> recirc_session;
     bit<32> trunc_len;      /* truncate the transmitted frame to this length (0 = no) */
     bit<1>  e2e_clone;      /* issue one E2E clone at the end of egress */
     bit<32> e2e_session;
 }
 
+/* Run-time configuration (config.p4): what the control plane wrote as table entries, looked up
+ * again in every pass. Zero (the value of metadata a pass starts with) leaves LG dormant. */
+struct lg_global_cfg_t {
+    bit<9>  recirc_port;    /* port whose queue holds looping packets */
+    bit<32> recirc_session; /* clone session -> recirculation port */
+    bit<3>  prio_normal;    /* queue priority of ordinary packets (1) */
+    bit<3>  prio_high;      /* retransmissions, notifications (2) */
+}
+
+struct lg_port_cfg_t {
+    bit<8>  tx_epoch;       /* sender state belongs to this epoch: a new value resets it */
+    bit<1>  tx_on;          /* sender role on this (egress) port */
+    bit<1>  tx_blocking;    /* 1 = LG (ordered), 0 = LG_NB */
+    bit<16> tx_mgid;        /* multicast group: N replicas of the port */
+    bit<8>  dummy_repeat;   /* dummies allowed after each data packet */
+    bit<8>  rx_epoch;       /* receiver state belongs to this epoch: a new value resets it */
+    bit<1>  rx_on;          /* receiver role on this (ingress) port */
+    bit<8>  rx_max_holes;   /* K: holes per notification (1..32) */
+    bit<32> rx_timeout_us;  /* ackNoTimeout, us (0 = never) */
+    bit<32> rx_pause_bytes; /* pauseThreshold, bytes (0 = no pause) */
+    bit<32> rx_resume_bytes;/* resumeThreshold, bytes */
+    bit<8>  ack_repeat;     /* explicit ACKs allowed after each update */
+    bit<32> port_session;   /* clone session -> this port (couriers) */
+    bit<19> ecn_qdepth;     /* CE mark at enq_qdepth >= this (0 = off) */
+    bit<32> drop_threshold; /* emulated corruption: p * (2^32 - 1) */
+}
+
 struct metadata_t {
     lg_carry_t lg;
     lg_local_t l;
+    lg_global_cfg_t g;      /* global configuration */
+    lg_port_cfg_t pc;       /* ingress: the port this pass belongs to (meta.lg.port) */
+    lg_port_cfg_t oc;       /* ingress: the port a forwarded packet leaves by (egress_spec) */
+    lg_port_cfg_t ec;       /* egress: egress_port */
 }
 
 #endif

@@ -14,6 +14,28 @@ register<bit<32>>(LG_HOLE_WORDS) lg_rx_holes;   /* notified holes awaiting a ret
 register<bit<8>>(LG_PORTS)  lg_rx_notify_pending; /* notifications detected, not yet sent */
 register<bit<17>>(LG_PORTS) lg_rx_safe_ack;    /* leading ACK to advertise while one is pending */
 
+/* A new receiver epoch (config.p4): nothing seen or pending, not paused, empty reordering
+ * buffer; the live explicit ACK dies (new generation) and the next update revives one. */
+control LgRxReset(in bit<32> pidx) {
+    apply {
+        lg_rx_expected.write(pidx, 0);
+        lg_rx_ack_no.write(pidx, 0);
+        lg_rx_stall_since.write(pidx, 0);
+        lg_rx_paused.write(pidx, 0);
+        lg_rx_buf_bytes.write(pidx, 0);
+        lg_rx_buf_pkts.write(pidx, 0);
+        lg_rx_buf_max_bytes.write(pidx, 0);
+        lg_rx_buf_max_pkts.write(pidx, 0);
+        lg_ack_budget.write(pidx, 0);
+        lg_rx_notify_pending.write(pidx, 0);
+        lg_rx_safe_ack.write(pidx, 0);
+        lg_ack_parked.write(pidx, 1);
+        bit<8> gen;
+        lg_ack_gen.read(gen, pidx);
+        lg_ack_gen.write(pidx, gen + 1);
+    }
+}
+
 /* Fresh frames and reordering-buffer passes that carry an LG data header. */
 control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
                     inout standard_metadata_t standard_metadata) {
@@ -24,11 +46,9 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
         bool fresh = standard_metadata.instance_type != INSTANCE_RECIRC;
         bit<9> port = meta.lg.port;
         bit<32> pidx = (bit<32>)port;
-        bit<1> on;
-        lg_cfg_rx_on.read(on, pidx);
+        bit<1> on = meta.pc.rx_on;
         bit<17> seq = hdr.lg_data.era ++ hdr.lg_data.seq_no;
-        bit<8> ack_repeat;
-        lg_cfg_ack_repeat.read(ack_repeat, pidx);
+        bit<8> ack_repeat = meta.pc.ack_repeat;
         bool leaves_buffer = !fresh;
         bool ordered = false;
 
@@ -55,8 +75,7 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
                 }
                 lg_rx_expected.write(pidx, seq + 1);
                 if (holes17 != 0) {
-                    bit<8> k;
-                    lg_cfg_rx_max_holes.read(k, pidx);
+                    bit<8> k = meta.pc.rx_max_holes;
                     if (k > LG_MAX_HOLES_CAP) { k = LG_MAX_HOLES_CAP; }
                     if (k == 0) { k = 1; }
                     bit<32> lost;
@@ -80,7 +99,7 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
                     lg_rx_holes.write(w1, word | mask[63:32]);
                     /* Loss notification: I2E clone, routed at the highest priority. */
                     meta.l.do_clone = 1;
-                    meta.l.clone_session = meta.l.recirc_session;
+                    meta.l.clone_session = meta.g.recirc_session;
                     meta.lg.clone_kind = KIND_NOTIFY;
                     meta.lg.ack = seq;
                     meta.lg.first_lost = expected[15:0];
@@ -97,7 +116,7 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
                     lg_ack_parked.write(pidx, 0);
                     lg_ack_gen.read(meta.lg.gen, pidx);
                     meta.l.do_clone = 1;
-                    lg_cfg_port_session.read(meta.l.clone_session, pidx);
+                    meta.l.clone_session = meta.pc.port_session;
                     meta.lg.clone_kind = KIND_ACK;
                 }
             }
@@ -134,8 +153,7 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
             lg_rx_stall_since.read(stall, pidx);
             bit<48> now1 = meta.l.now + 1;
             if (lg_seq_lt(ack_no, seq)) {
-                bit<32> timeout;
-                lg_cfg_rx_timeout_us.read(timeout, pidx);
+                bit<32> timeout = meta.pc.rx_timeout_us;
                 if (stall == 0) {
                     stall = now1;
                 } else if (timeout != 0 && now1 > stall && now1 - stall >= (bit<48>)timeout) {
@@ -157,7 +175,7 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
                 }
                 hdr.lg_data.rx_buffered = 1;
                 meta.lg.kind = KIND_RXBUF;
-                standard_metadata.egress_spec = meta.l.recirc_port;
+                standard_metadata.egress_spec = meta.g.recirc_port;
                 standard_metadata.priority = PRIO_COURIER;
             } else {
                 meta.l.drop = 1;
@@ -173,22 +191,20 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
         if (ordered && meta.l.do_clone == 0) {
             bit<32> bytes;
             bit<1> paused;
-            bit<32> pause_at;
-            bit<32> resume_at;
+            bit<32> pause_at = meta.pc.rx_pause_bytes;
+            bit<32> resume_at = meta.pc.rx_resume_bytes;
             lg_rx_buf_bytes.read(bytes, pidx);
             lg_rx_paused.read(paused, pidx);
-            lg_cfg_rx_pause_bytes.read(pause_at, pidx);
-            lg_cfg_rx_resume_bytes.read(resume_at, pidx);
             if (paused == 0 && pause_at != 0 && bytes >= pause_at) {
                 lg_rx_paused.write(pidx, 1);
                 meta.l.do_clone = 1;
-                meta.l.clone_session = meta.l.recirc_session;
+                meta.l.clone_session = meta.g.recirc_session;
                 meta.lg.clone_kind = KIND_PAUSE;
                 lg_cnt_pauses.count(pidx);
             } else if (paused == 1 && bytes <= resume_at) {
                 lg_rx_paused.write(pidx, 0);
                 meta.l.do_clone = 1;
-                meta.l.clone_session = meta.l.recirc_session;
+                meta.l.clone_session = meta.g.recirc_session;
                 meta.lg.clone_kind = KIND_RESUME;
                 lg_ack_budget.write(pidx, ack_repeat);
                 lg_cnt_resumes.count(pidx);
@@ -202,8 +218,7 @@ control LgRxEgress(inout headers_t hdr, inout metadata_t meta,
                    inout standard_metadata_t standard_metadata) {
     apply {
         bit<32> pidx = (bit<32>)standard_metadata.egress_port;
-        bit<1> on;
-        lg_cfg_rx_on.read(on, pidx);
+        bit<1> on = meta.ec.rx_on;
         lg_kind_t kind = meta.lg.kind;
         bool control_frame = kind == KIND_ACK || kind == KIND_NOTIFY || kind == KIND_PAUSE
                              || kind == KIND_RESUME;
@@ -260,7 +275,7 @@ control LgRxEgress(inout headers_t hdr, inout metadata_t meta,
                 hdr.lg_ack.leading_ack = leading[15:0];
                 meta.l.trunc_len = LG_LEN_ACK;
                 meta.l.e2e_clone = 1;
-                lg_cfg_port_session.read(meta.l.e2e_session, pidx);
+                meta.l.e2e_session = meta.ec.port_session;
                 meta.lg.clone_kind = KIND_ACK;
                 lg_cnt_acks.count(pidx);
             }

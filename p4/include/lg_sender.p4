@@ -13,14 +13,34 @@ register<bit<1>>(LG_PORTS)  lg_dummy_parked;   /* 1: no dummy exists right now *
 register<bit<8>>(LG_PORTS)  lg_dummy_gen;      /* generation of the live dummy */
 register<bit<32>>(LG_HOLE_WORDS) lg_tx_holes;  /* reTxReqs: holes the receiver reported */
 
+/* A new sender epoch (config.p4): sequence numbers from 0, nothing acknowledged, no pause, no
+ * holds, empty Tx buffer; the live dummy dies (new generation) and the next packet revives one. */
+control LgTxReset(in bit<32> pidx) {
+    apply {
+        lg_tx_next.write(pidx, 0);
+        lg_tx_leading_ack.write(pidx, 17w0x1FFFF);
+        lg_tx_paused.write(pidx, 0);
+        lg_tx_hold_head.write(pidx, 0);
+        lg_tx_hold_tail.write(pidx, 0);
+        lg_tx_buf_bytes.write(pidx, 0);
+        lg_tx_buf_pkts.write(pidx, 0);
+        lg_tx_buf_max_bytes.write(pidx, 0);
+        lg_tx_buf_max_pkts.write(pidx, 0);
+        lg_dummy_budget.write(pidx, 0);
+        lg_dummy_parked.write(pidx, 1);
+        bit<8> gen;
+        lg_dummy_gen.read(gen, pidx);
+        lg_dummy_gen.write(pidx, gen + 1);
+    }
+}
+
 /* ACKs, loss notifications and pause/resume arriving on a port whose sender role is on. */
 control LgTxFeedback(inout headers_t hdr, inout metadata_t meta,
                      inout standard_metadata_t standard_metadata) {
     apply {
         bit<9> port = standard_metadata.ingress_port;
         bit<32> pidx = (bit<32>)port;
-        bit<1> on;
-        lg_cfg_tx_on.read(on, pidx);
+        bit<1> on = meta.pc.tx_on;
         if (on == 0) { return; }
         if (hdr.lg_ack.isValid()) {
             if (hdr.lg_loss.isValid()) {
@@ -57,8 +77,7 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
     apply {
         bit<9> port = meta.lg.port;
         bit<32> pidx = (bit<32>)port;
-        bit<1> on;
-        lg_cfg_tx_on.read(on, pidx);
+        bit<1> on = meta.pc.tx_on;
         bit<17> seq = hdr.lg_data.era ++ hdr.lg_data.seq_no;
         bit<17> leading;
         lg_tx_leading_ack.read(leading, pidx);
@@ -70,7 +89,7 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
                 lg_dummy_parked.write(pidx, 0);
                 lg_dummy_gen.read(meta.lg.gen, pidx);
                 meta.l.do_clone = 1;
-                lg_cfg_port_session.read(meta.l.clone_session, pidx);
+                meta.l.clone_session = meta.pc.port_session;
                 meta.lg.clone_kind = KIND_DUMMY;
             }
         }
@@ -79,7 +98,7 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
             meta.l.drop = 1;
         } else if (lg_seq_lt(leading, seq)) {
             /* Not yet known to be received: loop again. */
-            standard_metadata.egress_spec = meta.l.recirc_port;
+            standard_metadata.egress_spec = meta.g.recirc_port;
             standard_metadata.priority = PRIO_COURIER;
         } else {
             bit<32> w = lg_hole_word(port, seq[11:5]);
@@ -88,8 +107,8 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
             bit<32> bit_mask = 32w1 << seq[4:0];
             if ((word & bit_mask) != 0) {
                 lg_tx_holes.write(w, word & ~bit_mask);
-                lg_cfg_tx_mgid.read(standard_metadata.mcast_grp, pidx);
-                standard_metadata.priority = meta.l.prio_high;
+                standard_metadata.mcast_grp = meta.pc.tx_mgid;
+                standard_metadata.priority = meta.g.prio_high;
                 meta.lg.kind = KIND_RETX;
             } else {
                 meta.l.drop = 1;
@@ -105,15 +124,17 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
     apply {
         bool held_pass = meta.lg.kind == KIND_HELD;
         bit<9> port = standard_metadata.egress_spec;
-        if (held_pass) { port = meta.lg.port; }
+        bit<1> on = meta.oc.tx_on;
+        if (held_pass) {
+            port = meta.lg.port;
+            on = meta.pc.tx_on;
+        }
         bit<32> pidx = (bit<32>)port;
-        bit<1> on;
-        lg_cfg_tx_on.read(on, pidx);
         if (on == 0) {
             if (held_pass) {
                 meta.lg.kind = KIND_NONE;
                 standard_metadata.egress_spec = port;
-                standard_metadata.priority = meta.l.prio_normal;
+                standard_metadata.priority = meta.g.prio_normal;
             }
             return;
         }
@@ -128,9 +149,9 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
                 lg_tx_hold_head.write(pidx, head + 1);
                 meta.lg.kind = KIND_NONE;
                 standard_metadata.egress_spec = port;
-                standard_metadata.priority = meta.l.prio_normal;
+                standard_metadata.priority = meta.g.prio_normal;
             } else {
-                standard_metadata.egress_spec = meta.l.recirc_port;
+                standard_metadata.egress_spec = meta.g.recirc_port;
                 standard_metadata.priority = PRIO_COURIER;
             }
         } else if (paused == 1 || head != tail) {
@@ -138,7 +159,7 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
             meta.lg.ticket = tail;
             meta.lg.kind = KIND_HELD;
             meta.lg.port = port;
-            standard_metadata.egress_spec = meta.l.recirc_port;
+            standard_metadata.egress_spec = meta.g.recirc_port;
             standard_metadata.priority = PRIO_COURIER;
         }
     }
@@ -151,15 +172,13 @@ control LgTxEgress(inout headers_t hdr, inout metadata_t meta,
     apply {
         bit<9> port = standard_metadata.egress_port;
         bit<32> pidx = (bit<32>)port;
-        bit<1> on;
-        lg_cfg_tx_on.read(on, pidx);
+        bit<1> on = meta.ec.tx_on;
         lg_kind_t kind = meta.lg.kind;
         if (on == 0) {
             if (kind == KIND_DUMMY) { meta.l.drop = 1; }
             return;
         }
-        bit<1> blocking;
-        lg_cfg_tx_blocking.read(blocking, pidx);
+        bit<1> blocking = meta.ec.tx_blocking;
         if (kind == KIND_DUMMY) {
             bit<8> gen;
             bit<8> budget;
@@ -192,7 +211,7 @@ control LgTxEgress(inout headers_t hdr, inout metadata_t meta,
                 hdr.ipv4.setInvalid();
                 meta.l.trunc_len = LG_LEN_DUMMY;
                 meta.l.e2e_clone = 1;
-                lg_cfg_port_session.read(meta.l.e2e_session, pidx);
+                meta.l.e2e_session = meta.ec.port_session;
                 meta.lg.clone_kind = KIND_DUMMY;
                 lg_cnt_dummies.count(pidx);
             }
@@ -223,14 +242,12 @@ control LgTxEgress(inout headers_t hdr, inout metadata_t meta,
             hdr.lg_data.blocking = blocking;
             hdr.lg_data.rx_buffered = 0;
             hdr.lg_data.seq_no = seq[15:0];
-            bit<8> repeat;
-            lg_cfg_dummy_repeat.read(repeat, pidx);
-            lg_dummy_budget.write(pidx, repeat);
+            lg_dummy_budget.write(pidx, meta.ec.dummy_repeat);
             /* Tx buffer: an E2E copy (with the header) goes to the recirculation port. */
             meta.lg.port = port;
             meta.lg.buf_len = (bit<16>)standard_metadata.packet_length + LG_DATA_OVERHEAD;
             meta.l.e2e_clone = 1;
-            meta.l.e2e_session = meta.l.recirc_session;
+            meta.l.e2e_session = meta.g.recirc_session;
             meta.lg.clone_kind = KIND_TXCOPY;
         }
     }

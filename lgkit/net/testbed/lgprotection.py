@@ -89,7 +89,7 @@ def make_protection(testbed: Testbed, target_loss: float) -> TestbedProtection:
 
 
 class P4Dropper:
-    """The in-P4 corruption emulator on the LG sender's protected port (lg_cfg_drop_threshold)."""
+    """The in-P4 corruption emulator on the LG sender's protected port (`drop_threshold`)."""
 
     name = "p4"
 
