@@ -186,7 +186,7 @@ def test_bad_commands_give_clear_errors(compiled):
     cli = SwitchCommands(s1)
     for line, message in [("set_queue_depth", "usage"), ("set_queue_rate x", "number"),
                           ("frobnicate 1", "unknown command"),
-                          ("set_queue_depth 4 1 9", "priority 9 out of range"),
+                          ("set_queue_depth 4 1 9", "priority must be in 0..2, got 9"),
                           ("mc_node_associate 1 0", "does not exist")]:
         with pytest.raises(CommandError, match=message):
             cli.run(line)

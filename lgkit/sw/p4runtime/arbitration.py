@@ -6,7 +6,7 @@ the device; when it leaves there is no primary until a client bids at least that
 
 from __future__ import annotations
 
-import queue
+import asyncio
 import threading
 from dataclasses import dataclass, field
 
@@ -17,17 +17,36 @@ from .errors import P4RTError, code_number, invalid
 
 Outbound = p4r.StreamMessageResponse | P4RTError | None
 
+OUTBOX_CAPACITY = 4096
+"""Packet-ins and digests a stream may have waiting for its client; more are dropped (and
+counted), so a client that stops reading cannot make the server's memory grow."""
+
 
 @dataclass(eq=False)
 class Session:
-    """One StreamChannel: its election id (None = unset) and its outbound message queue."""
+    """One StreamChannel: its election id (None = unset) and its outbound message queue, which
+    lives on the server's event loop (`send` may be called from any thread)."""
 
+    loop: asyncio.AbstractEventLoop
     live: bool = False
     election_id: int | None = None
-    outbox: queue.Queue[Outbound] = field(default_factory=queue.Queue)
+    dropped: int = 0
+    outbox: asyncio.Queue[Outbound] = field(default_factory=asyncio.Queue)
 
     def send(self, msg: Outbound) -> None:
-        self.outbox.put(msg)
+        """Queue a message for the client (None ends the stream, a P4RTError aborts it)."""
+        try:
+            self.loop.call_soon_threadsafe(self._put, msg)
+        except RuntimeError:  # the server's loop is closed: the stream is gone
+            pass
+
+    def _put(self, msg: Outbound) -> None:
+        droppable = isinstance(msg, p4r.StreamMessageResponse) and \
+            msg.WhichOneof("update") in ("packet", "digest")
+        if droppable and self.outbox.qsize() >= OUTBOX_CAPACITY:
+            self.dropped += 1
+            return
+        self.outbox.put_nowait(msg)
 
 
 class Arbiter:

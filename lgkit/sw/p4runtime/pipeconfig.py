@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,16 +47,25 @@ def parse_device_config(data: bytes) -> dict[str, Any]:
     return doc
 
 
+def _program_step(failure: str, step: Callable[..., Any], *args: Any) -> Any:
+    """Run a compile or load step; any failure is the program's: INVALID_ARGUMENT, with why."""
+    try:
+        return step(*args)
+    except P4Error as exc:
+        raise invalid(f"the device config's program {failure}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 (e.g. a program too deep for the code generator)
+        raise invalid(f"the device config's program {failure}: "
+                      f"{type(exc).__name__}: {exc}") from None
+
+
 def build_config(config: p4r.ForwardingPipelineConfig) -> BuiltConfig:
     """Verify a config: parse, compile and load the program, check the P4Info against it."""
     if not config.HasField("p4info"):
         raise invalid("the forwarding pipeline config has no P4Info")
     doc = parse_device_config(config.p4_device_config)
-    try:
-        compiled = compile_source(doc["source"], str(doc.get("program", "<device config>")))
-        pipeline = Pipeline.load(compiled)
-    except P4Error as exc:
-        raise invalid(f"the device config's program does not compile: {exc}") from None
+    name = str(doc.get("program", "<device config>"))
+    compiled = _program_step("does not compile", compile_source, doc["source"], name)
+    pipeline = _program_step("cannot be loaded", Pipeline.load, compiled)
     index = P4InfoIndex.build(config.p4info)
     index.check_against(pipeline)
     return BuiltConfig(config, index, pipeline, doc["source"])

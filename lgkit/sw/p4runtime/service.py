@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent import futures
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -11,7 +14,15 @@ from finsy.proto import U128, p4r, p4r_grpc
 
 from . import digests, externs, pre, tables
 from .arbitration import Arbiter, Session
-from .errors import BatchStatus, P4RTError, code_number, invalid, not_found, unimplemented
+from .errors import (
+    MAX_WRITE_UPDATES,
+    BatchStatus,
+    P4RTError,
+    code_number,
+    invalid,
+    not_found,
+    unimplemented,
+)
 from .packetio import decode_packet_in, encode_packet_out
 from .pipeconfig import BuiltConfig, build_config
 from .schema import P4InfoIndex
@@ -20,6 +31,10 @@ from .state import DeviceState
 API_VERSION = "1.5.0"
 NO_PIPELINE = "No forwarding pipeline config set for this device"
 DIGEST_POLL_S = 0.005
+MAX_STREAMS = 1024
+"Open StreamChannels served at once; one more gets RESOURCE_EXHAUSTED."
+STREAM_WORKERS = 4
+"Threads that inject the streams' packet-outs (unary RPCs have their own)."
 Cfg = p4r.SetForwardingPipelineConfigRequest
 GetCfg = p4r.GetForwardingPipelineConfigRequest
 
@@ -45,6 +60,14 @@ READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
 }
 
 
+@dataclass(frozen=True)
+class TooLarge:
+    """A request refused before decoding: `size` bytes, more than `limit`."""
+
+    size: int
+    limit: int
+
+
 def election_of(message: Any) -> int | None:
     """The message's election id; None when unset (lower than any election id)."""
     return U128.decode(message.election_id) if message.HasField("election_id") else None
@@ -62,6 +85,9 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         self._config_lock = threading.RLock()
         self._digest_lists = digests.DigestLists()
         self._stopping = threading.Event()
+        self._streams = 0
+        self._stream_pool = futures.ThreadPoolExecutor(STREAM_WORKERS,
+                                                       thread_name_prefix="p4rt-stream")
         self._digest_thread = threading.Thread(target=self._pump_digests, daemon=True,
                                                name="p4rt-digests")
 
@@ -81,6 +107,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         self.arbiter.close_all()
         if self._digest_thread.is_alive():
             self._digest_thread.join(timeout=1)
+        self._stream_pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ checks
 
@@ -182,8 +209,16 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             config.p4_device_config = full.p4_device_config
         return p4r.GetForwardingPipelineConfigResponse(config=config)
 
-    def Write(self, request: p4r.WriteRequest, context: Any) -> Any:
+    def Write(self, request: p4r.WriteRequest | TooLarge, context: Any) -> Any:
         try:
+            if isinstance(request, TooLarge):
+                raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"Write request of {request.size} bytes; this server decodes at "
+                                f"most {request.limit} (at most {MAX_WRITE_UPDATES} updates)")
+            if len(request.updates) > MAX_WRITE_UPDATES:
+                raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"a Write batch may hold at most {MAX_WRITE_UPDATES} updates "
+                                f"(this one has {len(request.updates)}); split it")
             self._check_device(request.device_id)
             self._check_primary(request)
             state = self._require_state()
@@ -193,7 +228,8 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             context.abort(err.code, err.message)
         results = [self._apply_update(state, update) for update in request.updates]
         if any(result is not None for result in results):
-            context.abort_with_status(BatchStatus(results))
+            status = BatchStatus(results)
+            context.abort(status.code, status.details, status.trailing_metadata)
         return p4r.WriteResponse()
 
     def _apply_update(self, state: DeviceState, update: p4r.Update) -> P4RTError | None:
@@ -237,32 +273,42 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
 
     # ------------------------------------------------------------------ stream
 
-    def StreamChannel(self, request_iterator: Iterator[p4r.StreamMessageRequest],
-                      context: Any) -> Iterator[p4r.StreamMessageResponse]:
-        session = Session()
-        context.add_callback(lambda: session.send(None))
-        reader = threading.Thread(target=self._read_stream, args=(request_iterator, session),
-                                  daemon=True, name="p4rt-stream")
-        reader.start()
+    async def StreamChannel(self, request_iterator: AsyncIterator[p4r.StreamMessageRequest],
+                            context: Any) -> AsyncIterator[p4r.StreamMessageResponse]:
+        """A coroutine on the server's loop: it holds no thread while the client is idle."""
+        if self._streams >= MAX_STREAMS:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"this switch serves at most {MAX_STREAMS} streams at once")
+        self._streams += 1
+        session = Session(asyncio.get_running_loop())
+        reader = asyncio.create_task(self._read_stream(request_iterator, session))
         try:
             while True:
-                msg = session.outbox.get()
+                msg = await session.outbox.get()
                 if msg is None:
                     return
                 if isinstance(msg, P4RTError):
-                    context.abort(msg.code, msg.message)
+                    await context.abort(msg.code, msg.message)
                 yield msg
         finally:
+            self._streams -= 1
+            reader.cancel()
             self.arbiter.leave(session)
 
-    def _read_stream(self, requests: Iterator[p4r.StreamMessageRequest], session: Session) -> None:
+    async def _read_stream(self, requests: AsyncIterator[p4r.StreamMessageRequest],
+                           session: Session) -> None:
+        loop = asyncio.get_running_loop()
         try:
-            for request in requests:
-                fatal = self._on_stream_message(session, request)
+            async for request in requests:
+                if request.WhichOneof("update") == "packet":  # takes the switch: off the loop
+                    fatal = await loop.run_in_executor(self._stream_pool,
+                                                       self._on_stream_message, session, request)
+                else:
+                    fatal = self._on_stream_message(session, request)
                 if fatal is not None:
                     session.send(fatal)
                     return
-        except grpc.RpcError:
+        except (grpc.RpcError, RuntimeError):  # the client went away; the pool is shut down
             pass
         finally:
             session.send(None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import shlex
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +19,18 @@ from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry
 
 SERVICE = "lgkit.SwitchControl"
 RUN_METHOD = f"/{SERVICE}/Run"
+MAX_LINE_BYTES = 16384
+"Longest command line served (a table_add with every key and parameter fits in a few hundred)."
+MAX_REQUEST_BYTES = MAX_LINE_BYTES + 1024
+"Largest Run request the service decodes (the line plus its JSON wrapping)."
+
+# Ranges of BMv2's types (simple_switch 1.15 accepts some values outside them silently, e.g.
+# `mc_mgrp_create -1` makes group 4294967295; the kit refuses them instead).
+PORTS = (0, 511)  # bit<9>
+GROUPS = (0, 65535)  # mcast_grp: bit<16>
+RIDS = (0, 65535)  # egress_rid: bit<16>
+MIRROR_SESSIONS = (0, 32767)  # BMv2's mirroring sessions (32768 and above: not found)
+COUNTS = (0, 2**31 - 1)  # queue depths, burst sizes (Thrift i32 in BMv2)
 
 
 class CommandError(Exception):
@@ -39,20 +51,29 @@ def parse_value(text: str) -> int:
         raise CommandError(f"not a value: {text!r}") from None
 
 
-def _int(text: str, what: str) -> int:
+def split_words(line: str) -> list[str]:
+    """The words of a command line, up to a `#` comment (whitespace-separated, like BMv2's
+    runtime_CLI; linear in the line's length)."""
+    return line.partition("#")[0].split()
+
+
+def _int(text: str, what: str, bounds: tuple[int, int] | None = None) -> int:
     try:
-        return int(text, 0)
+        value = int(text, 0)
     except ValueError:
-        raise CommandError(f"{what} must be an integer, got {text!r}") from None
+        raise CommandError(f"{what} must be an integer, got {text[:40]!r}") from None
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise CommandError(f"{what} must be in {bounds[0]}..{bounds[1]}, got {value}")
+    return value
 
 
 def _number(text: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise CommandError(f"{what} must be a number, got {text!r}") from None
-    if value < 0:
-        raise CommandError(f"{what} must be >= 0")
+        raise CommandError(f"{what} must be a number, got {text[:40]!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise CommandError(f"{what} must be a finite number >= 0, got {text[:40]!r}")
     return value
 
 
@@ -103,10 +124,10 @@ class SwitchCommands:
 
     def run(self, line: str) -> str:
         """Execute one command line; raise CommandError with a readable message on failure."""
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from None
+        if len(line) > MAX_LINE_BYTES:
+            raise CommandError(f"command line too long ({len(line)} characters; at most "
+                               f"{MAX_LINE_BYTES})")
+        words = split_words(line)
         if not words:
             return ""
         name, args = words[0], words[1:]
@@ -124,14 +145,15 @@ class SwitchCommands:
     # ---- traffic manager -----------------------------------------------------------------
 
     def _port_prio(self, args: list[str]) -> tuple[int | None, int | None]:
-        port = _int(args[1], "port") if len(args) > 1 else None
-        prio = _int(args[2], "priority") if len(args) > 2 else None
+        port = _int(args[1], "port", PORTS) if len(args) > 1 else None
+        prio = _int(args[2], "priority", (0, self.switch.tm.priority_queues - 1)) \
+            if len(args) > 2 else None
         if len(args) > 3:
             raise IndexError
         return port, prio
 
     def set_queue_depth(self, args: list[str]) -> str:
-        depth = _int(args[0], "depth")
+        depth = _int(args[0], "depth", COUNTS)
         self.switch.tm.set_queue_depth(depth, *self._port_prio(args))
         return ""
 
@@ -142,8 +164,10 @@ class SwitchCommands:
 
     def set_port_rate(self, args: list[str]) -> str:
         rate = _number(args[0], "rate")
-        burst = _int(args[2], "burst") if len(args) > 2 else None
-        ports = [_int(args[1], "port")] if len(args) > 1 else sorted(self.switch.ports)
+        burst = _int(args[2], "burst", COUNTS) if len(args) > 2 else None
+        if len(args) > 3:
+            raise IndexError
+        ports = [_int(args[1], "port", PORTS)] if len(args) > 1 else sorted(self.switch.ports)
         for port in ports:
             self.switch.tm.set_port_rate(rate, port, burst_bytes=burst)
         return ""
@@ -169,13 +193,15 @@ class SwitchCommands:
         return self.switch.pipeline
 
     def mirroring_add(self, args: list[str]) -> str:
-        session, port = _int(args[0], "session"), _int(args[1], "port")
+        session = _int(args[0], "session", MIRROR_SESSIONS)
+        port = _int(args[1], "port", PORTS)
         self._pipeline().clone_sessions[session] = [(port, 0)]
         return ""
 
     def mirroring_add_mc(self, args: list[str]) -> str:
         """Clone to a multicast group: the group's replicas as they are now (a snapshot)."""
-        session, mgrp = _int(args[0], "session"), _int(args[1], "mgrp")
+        session = _int(args[0], "session", MIRROR_SESSIONS)
+        mgrp = _int(args[1], "mgrp", GROUPS)
         pipeline = self._pipeline()
         if mgrp not in pipeline.mc_groups:
             raise CommandError(f"multicast group {mgrp} does not exist")
@@ -184,20 +210,20 @@ class SwitchCommands:
         return ""
 
     def mirroring_delete(self, args: list[str]) -> str:
-        session = _int(args[0], "session")
+        session = _int(args[0], "session", MIRROR_SESSIONS)
         if self._pipeline().clone_sessions.pop(session, None) is None:
             raise CommandError(f"mirroring session {session} does not exist")
         return ""
 
     def mirroring_get(self, args: list[str]) -> str:
-        session = _int(args[0], "session")
+        session = _int(args[0], "session", MIRROR_SESSIONS)
         pairs = self._pipeline().clone_sessions.get(session)
         if pairs is None:
             raise CommandError(f"mirroring session {session} does not exist")
         return " ".join(f"port={port} rid={rid}" for port, rid in pairs)
 
     def mc_mgrp_create(self, args: list[str]) -> str:
-        mgrp = _int(args[0], "mgrp")
+        mgrp = _int(args[0], "mgrp", GROUPS)
         groups = self._pipeline().mc_groups
         if mgrp in groups:
             raise CommandError(f"multicast group {mgrp} already exists")
@@ -206,15 +232,15 @@ class SwitchCommands:
         return ""
 
     def mc_mgrp_destroy(self, args: list[str]) -> str:
-        mgrp = _int(args[0], "mgrp")
+        mgrp = _int(args[0], "mgrp", GROUPS)
         if self._pipeline().mc_groups.pop(mgrp, None) is None:
             raise CommandError(f"multicast group {mgrp} does not exist")
         self.group_nodes.pop(mgrp, None)
         return ""
 
     def mc_node_create(self, args: list[str]) -> str:
-        rid = _int(args[0], "rid")
-        ports = sorted({_int(p, "port") for p in args[1:]})
+        rid = _int(args[0], "rid", RIDS)
+        ports = sorted({_int(p, "port", PORTS) for p in args[1:]})
         handle = self._next_handle
         self._next_handle += 1
         self.nodes[handle] = (rid, ports)
@@ -228,7 +254,8 @@ class SwitchCommands:
 
     def mc_node_update(self, args: list[str]) -> str:
         handle = self._node(args[0])
-        self.nodes[handle] = (self.nodes[handle][0], sorted({_int(p, "port") for p in args[1:]}))
+        self.nodes[handle] = (self.nodes[handle][0], sorted({_int(p, "port", PORTS)
+                                                             for p in args[1:]}))
         self._rebuild_all()
         return ""
 
@@ -242,7 +269,7 @@ class SwitchCommands:
         return ""
 
     def _group(self, text: str) -> int:
-        mgrp = _int(text, "mgrp")
+        mgrp = _int(text, "mgrp", GROUPS)
         if mgrp not in self._pipeline().mc_groups:
             raise CommandError(f"multicast group {mgrp} does not exist")
         return mgrp
@@ -361,16 +388,26 @@ class SwitchCommands:
             raise CommandError(f"no {kind[:-1]} {name!r}")
         return matches[0]
 
+    @staticmethod
+    def _index(extern: Any, text: str) -> int:
+        """An index into a register or counter array (BMv2: INVALID_INDEX outside it)."""
+        index = _int(text, "index")
+        if not 0 <= index < extern.size:
+            raise CommandError(f"invalid index {index} for {extern.name} (size {extern.size})")
+        return index
+
     def register_read(self, args: list[str]) -> str:
-        return str(self._extern("registers", args[0]).read(_int(args[1], "index")))
+        register = self._extern("registers", args[0])
+        return str(register.read(self._index(register, args[1])))
 
     def register_write(self, args: list[str]) -> str:
         register = self._extern("registers", args[0])
-        register.write(_int(args[1], "index"), parse_value(args[2]))
+        register.write(self._index(register, args[1]), parse_value(args[2]))
         return ""
 
     def counter_read(self, args: list[str]) -> str:
-        packets, nbytes = self._extern("counters", args[0]).read(_int(args[1], "index"))
+        counter = self._extern("counters", args[0])
+        packets, nbytes = counter.read(self._index(counter, args[1]))
         return f"packets={packets} bytes={nbytes}"
 
     def help(self, args: list[str]) -> str:
@@ -382,6 +419,16 @@ def _decode(data: bytes) -> Any:
     return json.loads(data.decode())
 
 
+def _decode_request(data: bytes) -> Any:
+    """A Run request; one too large or not JSON decodes to a refusal."""
+    if len(data) > MAX_REQUEST_BYTES:
+        return {"refused": f"request too large ({len(data)} bytes; at most {MAX_REQUEST_BYTES})"}
+    try:
+        return json.loads(data.decode())
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return {"refused": "request is not JSON"}
+
+
 def _encode(obj: Any) -> bytes:
     return json.dumps(obj).encode()
 
@@ -390,13 +437,18 @@ def control_handler(commands: SwitchCommands) -> grpc.GenericRpcHandler:
     """The gRPC service to add to a server (e.g. P4RuntimeServer's extra_handlers)."""
 
     def run(request: Any, context: grpc.ServicerContext) -> dict[str, Any]:
-        line = request.get("command", "") if isinstance(request, dict) else ""
+        if not isinstance(request, dict) or not isinstance(request.get("command", ""), str):
+            return {"ok": False, "error": "request must be {\"command\": \"<line>\"}"}
+        if "refused" in request:
+            return {"ok": False, "error": str(request["refused"])}
         try:
-            return {"ok": True, "output": commands.run(str(line))}
+            return {"ok": True, "output": commands.run(request.get("command", ""))}
         except CommandError as exc:
             return {"ok": False, "error": str(exc)}
+        except Exception as exc:  # noqa: BLE001 (a bug must not look like a dead switch)
+            return {"ok": False, "error": f"internal error: {exc!r}"}
 
-    method = grpc.unary_unary_rpc_method_handler(run, request_deserializer=_decode,
+    method = grpc.unary_unary_rpc_method_handler(run, request_deserializer=_decode_request,
                                                  response_serializer=_encode)
     return grpc.method_handlers_generic_handler(SERVICE, {"Run": method})
 
@@ -417,8 +469,11 @@ class ControlClient:
         try:
             reply = self._run({"command": line}, timeout=self.timeout_s)
         except grpc.RpcError as exc:
-            raise ConnectionError(f"cannot reach the switch at {self.address}: "
-                                  f"{exc.code().name}") from None
+            if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise ConnectionError(f"cannot reach the switch at {self.address}: "
+                                      f"{exc.code().name}") from None
+            raise CommandError(f"the switch answered {exc.code().name}: {exc.details()}") \
+                from None
         if not reply.get("ok"):
             raise CommandError(reply.get("error", "failed"))
         return str(reply.get("output", ""))

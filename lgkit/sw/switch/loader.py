@@ -30,4 +30,9 @@ def load_program(path: str) -> Pipeline:
         raise ValueError(f"{path} is not JSON: {exc}") from None
     except P4Error as exc:
         raise ValueError(str(exc)) from None
-    return Pipeline.load(compiled)
+    try:
+        return Pipeline.load(compiled)
+    except P4Error as exc:
+        raise ValueError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 (any load failure is the program's, not ours)
+        raise ValueError(f"{path}: cannot be loaded: {type(exc).__name__}: {exc}") from None

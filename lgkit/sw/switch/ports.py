@@ -10,6 +10,7 @@ import struct
 import threading
 import time
 
+from .claims import InterfaceClaim
 from .clock import RealClock
 from .mmsg import BatchReceiver, BatchSender
 from .pcap import PcapWriter
@@ -43,12 +44,30 @@ def _set_buffer(sock: socket.socket, forced: int, plain: int) -> None:
         sock.setsockopt(socket.SOL_SOCKET, plain, SOCKET_BUFFER_BYTES)
 
 
+def _open_socket(ifname: str, ifindex: int) -> socket.socket:
+    """A non-blocking raw socket on the interface, promiscuous, not reading our own sends."""
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+    try:
+        sock.bind((ifname, ETH_P_ALL))
+        membership = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
+        sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, membership)
+        sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+        _set_buffer(sock, SO_RCVBUFFORCE, socket.SO_RCVBUF)
+        _set_buffer(sock, SO_SNDBUFFORCE, socket.SO_SNDBUF)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 class AfPacketPort:
     """One interface opened with a raw AF_PACKET socket, non-blocking.
 
     Promiscuous mode is taken as a socket membership, which the kernel drops when the socket
     closes (also when the process is killed), so the interface is left as it was. Frames this
-    host sends on the interface (our own transmissions) are not read back.
+    host sends on the interface (our own transmissions) are not read back. The interface is
+    claimed (claims.py): a second switch on it is refused with InterfaceBusy.
     """
 
     def __init__(self, ifname: str, pcap_dir: str | None = None) -> None:
@@ -57,17 +76,11 @@ class AfPacketPort:
             ifindex = socket.if_nametoindex(ifname)
         except OSError as exc:
             raise ValueError(f"no such interface: {ifname}") from exc
-        sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+        self.claim = InterfaceClaim(ifname)
         try:
-            sock.bind((ifname, ETH_P_ALL))
-            membership = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
-            sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, membership)
-            sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
-            _set_buffer(sock, SO_RCVBUFFORCE, socket.SO_RCVBUF)
-            _set_buffer(sock, SO_SNDBUFFORCE, socket.SO_SNDBUF)
-            sock.setblocking(False)
+            sock = _open_socket(ifname, ifindex)
         except OSError:
-            sock.close()
+            self.claim.release()
             raise
         self.sock = sock
         self.tx_errors = 0
@@ -142,9 +155,10 @@ class AfPacketPort:
                 writer.flush()
 
     def close(self) -> None:
-        """Send what is on the ring, close the socket and pcap files."""
+        """Send what is on the ring, close the socket and pcap files, release the claim."""
         self.flush_tx()
         self.sock.close()
+        self.claim.release()
         for writer in (self.pcap_in, self.pcap_out):
             if writer is not None:
                 writer.close()

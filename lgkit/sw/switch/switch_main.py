@@ -29,6 +29,14 @@ class UsageError(Exception):
     """Bad command-line usage (exit status 2)."""
 
 
+def check_address(text: str, option: str = "--grpc-server-addr") -> str:
+    """`text` if it is HOST:PORT (IPv6 in brackets) with PORT in 0..65535, else UsageError."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or host in ("[", "[]") or not port.isdigit() or int(port) > 65535:
+        raise UsageError(f"{option} {text}: expected HOST:PORT with PORT in 0..65535")
+    return text
+
+
 def _add_switch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-i", "--interface", action="append", default=None,
                         metavar="PORT@IFACE", help="attach interface IFACE as port PORT")
@@ -131,6 +139,7 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError("give a PROGRAM (.p4 or device config .json) or --no-p4")
     if args.program is not None and args.no_p4:
         raise UsageError("--no-p4 and a PROGRAM exclude each other")
+    check_address(args.grpc_server_addr)
     if not 1 <= args.priority_queues <= 8:
         raise UsageError("--priority-queues must be in 1..8")
     if not 0 <= args.drop_port < 512:
@@ -161,6 +170,7 @@ def _warn_ignored(args: argparse.Namespace) -> None:
 
 
 def _setup_logging(args: argparse.Namespace) -> logging.Logger:
+    """The switch's logger; OSError if the log file cannot be opened."""
     log = logging.getLogger("lgkit.switch")
     log.setLevel(LOG_LEVELS[args.log_level])
     log.propagate = False
@@ -184,19 +194,25 @@ def run_switch(args: argparse.Namespace) -> int:
     try:
         args = resolve_options(args)
     except UsageError as exc:
-        print(f"lgkit switch: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc), status=2)
     _warn_ignored(args)
-    log = _setup_logging(args)
+    try:
+        log = _setup_logging(args)
+    except OSError as exc:
+        return _error(f"--log-file {args.log_file}: {exc.strerror}")
     switch = Switch(device_id=args.device_id, cpu_port=args.cpu_port,
                     priority_queues=args.priority_queues, drop_port=args.drop_port, log=log)
     if args.program is not None:
         try:
             switch.set_pipeline(load_program(args.program))
         except ValueError as exc:
-            print(f"lgkit switch: error: {exc}", file=sys.stderr)
-            return 1
+            return _error(str(exc))
     return _serve(switch, args, log)
+
+
+def _error(message: str, status: int = 1) -> int:
+    print(f"lgkit: error: {message}", file=sys.stderr)
+    return status
 
 
 def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int:
@@ -206,8 +222,7 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
         try:
             os.makedirs(args.pcap, exist_ok=True)
         except OSError as exc:
-            print(f"lgkit switch: error: --pcap {args.pcap}: {exc.strerror}", file=sys.stderr)
-            return 1
+            return _error(f"--pcap {args.pcap}: {exc.strerror}")
     loop = PortLoop(switch, pcap_dir=args.pcap, log=log)
     server = None
     try:
@@ -217,13 +232,13 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
         server = P4RuntimeServer(switch, args.grpc_server_addr, extra_handlers=(handler,))
         server.start()
     except (OSError, ValueError) as exc:
-        print(f"lgkit switch: error: {exc}", file=sys.stderr)
         loop.close()
-        return 1
+        return _error(str(exc))
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: loop.stop())
     ports = ", ".join(f"{p}@{i}" for p, i in args.ports) or "none"
-    print(f"lgkit switch: ready; ports {ports}; gRPC on {args.grpc_server_addr}", flush=True)
+    address = f"{args.grpc_server_addr.rpartition(':')[0]}:{server.port}"
+    print(f"lgkit switch: ready; ports {ports}; gRPC on {address}", flush=True)
     log.info("switch started: ports %s", ports)
     try:
         loop.run()
