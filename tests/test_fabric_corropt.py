@@ -45,23 +45,25 @@ def test_optimizer_prefers_the_larger_feasible_loss_not_the_largest_link() -> No
     left = FABRIC.agg_link(0, 1, 0)  # with `big`: ToR 0 -> 11, infeasible
     right = FABRIC.agg_link(0, 2, 0)  # with `big`: infeasible; with `left`: all ToRs -> 14
     chosen = optimize_pod(state, 0, {big: 1e-3, left: 6e-4, right: 6e-4}, MIN_75)
-    assert chosen == sorted([left, right])
+    assert chosen.links == sorted([left, right])
+    assert chosen.free == [] and sorted(chosen.singles) == sorted([big, left, right])
     chosen = optimize_pod(state, 0, {big: 2e-3, left: 6e-4, right: 6e-4}, MIN_75)
-    assert chosen == [big]
+    assert chosen.links == [big]
 
 
 def test_optimizer_takes_everything_when_the_constraint_allows() -> None:
     state = PathState(FABRIC)
     links = {FABRIC.agg_link(0, 0, 0): 1e-5, FABRIC.agg_link(0, 0, 1): 1e-4}
-    assert optimize_pod(state, 0, links, MIN_75) == sorted(links)
-    assert optimize_pod(state, 0, {}, MIN_75) == []
+    assert optimize_pod(state, 0, links, MIN_75).free == list(links)
+    assert optimize_pod(state, 0, links, MIN_75).links == sorted(links)
+    assert optimize_pod(state, 0, {}, MIN_75).links == []
 
 
 def test_optimizer_keeps_links_that_no_set_can_disable() -> None:
     state = PathState(FABRIC)
     state.disable(FABRIC.tor_link(0, 3, 0))  # ToR 3 sits at 12
     blocked = FABRIC.agg_link(0, 1, 1)  # would take ToR 3 to 11
-    assert optimize_pod(state, 0, {blocked: 1e-2}, MIN_75) == []
+    assert optimize_pod(state, 0, {blocked: 1e-2}, MIN_75).links == []
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -76,7 +78,7 @@ def test_optimizer_is_exact_against_brute_force(seed: int) -> None:
     enabled = np.flatnonzero(state.enabled)
     candidates = {int(link): float(rng.uniform(1e-6, 1e-2))
                   for link in rng.choice(enabled, size=7, replace=False)}
-    chosen = optimize_pod(state, 0, candidates, min_paths)
+    chosen = optimize_pod(state, 0, candidates, min_paths).links
     assert state.pod_paths_without(0, chosen).min() >= min_paths
     best = max(
         sum(candidates[link] for link in subset)

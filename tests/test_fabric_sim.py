@@ -13,7 +13,7 @@ from lgkit.fabric.corropt import min_paths_for
 from lgkit.fabric.lgperf import DEFAULT_TABLE, LgPerformance
 from lgkit.fabric.metrics import row_weights, weighted_cdf, weighted_quantile
 from lgkit.fabric.runs import RunSpec
-from lgkit.fabric.simulate import HEALTHY_LOSS, FabricSimulation, Policy
+from lgkit.fabric.simulate import HEALTHY_LOSS, FabricSimulation, ModelChoices, Policy
 from lgkit.fabric.topology import facebook_fabric, fat_tree
 from lgkit.fabric.trace import TraceParams, generate_trace
 
@@ -32,8 +32,10 @@ def trace():
     return generate_trace(FABRIC.n_links, PARAMS)
 
 
-def simulate(trace, policy: Policy, constraint: float, lg=None, deploys=()):
-    simulation = FabricSimulation(FABRIC, trace, policy, constraint, lg, deploys)
+def simulate(trace, policy: Policy, constraint: float, lg=None, deploys=(),
+             choices: ModelChoices | None = None):
+    simulation = FabricSimulation(FABRIC, trace, policy, constraint, lg, deploys,
+                                  choices or ModelChoices())
     return simulation, simulation.run()
 
 
@@ -90,7 +92,15 @@ def test_baseline_policies(trace) -> None:
     _, disable = simulate(trace, Policy.DISABLE, 0.75)
     _, strict = simulate(trace, Policy.CORROPT, 1.0)  # no link can ever go down
     assert nothing.n_disabled.max() == 0 and nothing.least_paths.min() == 1.0
-    assert np.all(np.diff(nothing.penalty[:, 0]) > 0)
+    # A new onset on a corrupting link replaces its loss rate: the last onset of each link counts.
+    inside = trace.time_h < PARAMS.horizon_hours
+    last_loss = dict(zip(trace.link[inside].tolist(), trace.loss[inside].tolist(), strict=True))
+    healthy = FABRIC.n_links - len(last_loss)
+    assert nothing.penalty[-1, 0] == pytest.approx(sum(last_loss.values()) + healthy * HEALTHY_LOSS,
+                                                   rel=1e-12)
+    assert np.all(np.diff(nothing.n_corrupting) >= 0) and nothing.n_corrupting[-1] == len(last_loss)
+    _, ignoring = simulate(trace, Policy.NOTHING, 0.75, choices=ModelChoices(refailure="ignore"))
+    assert np.all(np.diff(ignoring.penalty[:, 0]) > 0)
     assert disable.n_corrupting.max() == 0
     assert disable.least_paths.min() < 0.75  # disabling everything breaks the constraint
     assert np.array_equal(strict.penalty, nothing.penalty)

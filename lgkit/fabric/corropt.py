@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,9 +29,26 @@ def fast_check(state: PathState, link: int, min_paths: int) -> bool:
     return state.keeps_minimum(link, min_paths)
 
 
+@dataclass(frozen=True)
+class PodChoice:
+    """What the optimizer disables in one pod, in the two steps of CorrOpt's algorithm."""
+
+    free: list[int] = field(default_factory=list)
+    """Links that cannot hurt any ToR that would violate with every candidate disabled."""
+    singles: list[int] = field(default_factory=list)
+    """The other candidates that could each be disabled alone on top of `free`."""
+    best: list[int] = field(default_factory=list)
+    """The feasible subset of `singles` with the largest summed loss."""
+
+    @property
+    def links(self) -> list[int]:
+        """Every link to disable, by id."""
+        return sorted(self.free + self.best)
+
+
 def optimize_pod(
     state: PathState, pod: int, corrupting: Mapping[int, float], min_paths: int
-) -> list[int]:
+) -> PodChoice:
     """Links of `pod` to disable among its enabled corrupting links (link -> raw loss rate).
 
     Minimises the summed loss of the links left enabled, i.e. maximises the disabled loss,
@@ -39,15 +57,16 @@ def optimize_pod(
     through a branch-and-bound subset search that skips supersets of rejected sets.
     """
     if not corrupting:
-        return []
+        return PodChoice()
     everything = state.pod_paths_without(pod, corrupting)
     if everything.min() >= min_paths:
-        return sorted(corrupting)
+        return PodChoice(free=list(corrupting))
     violating = everything < min_paths
     free = [link for link in corrupting if not violating[state.affected_tors(link)].any()]
     free_set = set(free)
     contested = {link: loss for link, loss in corrupting.items() if link not in free_set}
-    return sorted(free + _best_subset(state, pod, free, contested, min_paths))
+    singles, best = _best_subset(state, pod, free, contested, min_paths)
+    return PodChoice(free, singles, best)
 
 
 def _best_subset(
@@ -56,8 +75,9 @@ def _best_subset(
     taken: list[int],
     candidates: Mapping[int, float],
     min_paths: int,
-) -> list[int]:
-    """Feasible subset of `candidates` (on top of `taken`) with the largest summed loss."""
+) -> tuple[list[int], list[int]]:
+    """(candidates feasible alone, their feasible subset with the largest summed loss), both
+    on top of `taken`."""
 
     def feasible(links: list[int]) -> bool:
         return bool(state.pod_paths_without(pod, taken + links).min() >= min_paths)
@@ -86,4 +106,4 @@ def _best_subset(
         search(index + 1, chosen, gain)
 
     search(0, [], 0.0)
-    return best[1]
+    return singles, best[1]

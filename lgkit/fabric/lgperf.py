@@ -12,6 +12,8 @@ DEFAULT_TABLE = Path(__file__).resolve().parents[2] / "measurements/reference/lg
 """The paper's 100G numbers (measurements/reference/lg_perf_100g.csv)."""
 
 COLUMNS = ("actual_loss_rate", "effective_loss_rate", "effective_gbps", "link_gbps")
+LOOKUP_SCALES = ("linear", "log")
+"""How a loss rate picks its table row: nearest |difference| (the authors' simulator) or log10."""
 
 
 @dataclass(frozen=True)
@@ -27,19 +29,30 @@ class LgPerformance:
         """Read a CSV with the columns of COLUMNS ('#' lines are comments)."""
         if not path.is_file():
             raise ValueError(f"LinkGuardian performance table not found: {path}")
-        table = pd.read_csv(path, comment="#")
-        missing = [column for column in COLUMNS if column not in table.columns]
-        if missing or table.empty:
-            raise ValueError(f"{path}: needs rows and the columns {', '.join(COLUMNS)}")
-        values = table[list(COLUMNS)].to_numpy(dtype=float)
-        if (values <= 0).any():
-            raise ValueError(f"{path}: every value must be positive")
-        order = np.argsort(values[:, 0])
+        try:
+            table = pd.read_csv(path, comment="#")
+            missing = [column for column in COLUMNS if column not in table.columns]
+            if missing or table.empty:
+                raise ValueError(f"needs rows and the columns {', '.join(COLUMNS)}")
+            values = table[list(COLUMNS)].to_numpy(dtype=float)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"{path}: not a LinkGuardian performance table: {error}") from None
+        if not np.isfinite(values).all() or (values <= 0).any():
+            raise ValueError(f"{path}: every value must be positive and finite")
+        order = np.argsort(values[:, 0], kind="stable")
         values = values[order]
         return cls(values[:, 0], values[:, 1], values[:, 2] / values[:, 3])
 
-    def lookup(self, loss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(effective loss, capacity share) of the row nearest to each loss rate in log scale."""
-        distance = np.abs(np.log10(np.atleast_1d(loss))[:, None] - np.log10(self.actual_loss))
-        row = distance.argmin(axis=1)
+    def lookup(self, loss: np.ndarray, scale: str = "linear") -> tuple[np.ndarray, np.ndarray]:
+        """(effective loss, capacity share) of the row nearest to each loss rate.
+
+        `linear` takes the smallest |loss - tested loss| as the authors' simulator does (on a tie
+        the lower row); `log` the smallest distance in log10.
+        """
+        if scale not in LOOKUP_SCALES:
+            raise ValueError(f"LG table lookup must be one of {', '.join(LOOKUP_SCALES)}")
+        loss, tested = np.atleast_1d(loss), self.actual_loss
+        if scale == "log":
+            loss, tested = np.log10(loss), np.log10(tested)
+        row = np.abs(loss[:, None] - tested).argmin(axis=1)
         return self.effective_loss[row], self.capacity_share[row]

@@ -5,20 +5,27 @@ from __future__ import annotations
 import json
 import resource
 import time
+import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from lgkit.fabric import artifact
 from lgkit.fabric.lgperf import DEFAULT_TABLE, LgPerformance
 from lgkit.fabric.metrics import Comparison, compare
-from lgkit.fabric.simulate import FabricSimulation, Policy, Series
+from lgkit.fabric.simulate import BEFORE_ISSUE_15, FabricSimulation, ModelChoices, Policy, Series
 from lgkit.fabric.topology import Fabric, facebook_fabric
 from lgkit.fabric.trace import HOURS_PER_DAY, Trace, TraceParams, generate_trace
 
 META_FILE = "meta.json"
 TRACE_FILE = "trace.npz"
+MAX_LINKS = 2_000_000
+"""Largest fabric a run accepts (20x the paper's): memory grows with the link count."""
+MAX_ONSETS = 10_000_000
+"""Most corruption onsets a run accepts (~100 full-size years): memory grows with them."""
+MAX_TRACE_BYTES = 2 * 1024**3
 
 
 @dataclass(frozen=True)
@@ -32,7 +39,8 @@ class RunSpec:
     policies: tuple[Policy, ...] = (Policy.CORROPT, Policy.DISABLE, Policy.NOTHING)
     lg_table: str = str(DEFAULT_TABLE)
     trace_file: str | None = None
-    """Replay this saved trace instead of drawing one from `trace`."""
+    """Replay this saved trace (.npz, or the authors' JSON) instead of drawing one."""
+    choices: ModelChoices = ModelChoices()
 
     @property
     def name(self) -> str:
@@ -47,6 +55,7 @@ class RunSpec:
             "trace": asdict(self.trace), "deploys": list(self.deploys),
             "policies": [str(policy) for policy in self.policies],
             "lg_table": self.lg_table, "trace_file": self.trace_file,
+            "choices": asdict(self.choices),
         }
 
     @classmethod
@@ -56,6 +65,7 @@ class RunSpec:
             Fabric(**data["fabric"]), data["constraint"], TraceParams(**data["trace"]),
             tuple(data["deploys"]), tuple(Policy(name) for name in data["policies"]),
             data["lg_table"], data["trace_file"],
+            ModelChoices(**data["choices"]) if "choices" in data else BEFORE_ISSUE_15,
         )
 
 
@@ -90,21 +100,62 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def check_spec(spec: RunSpec) -> None:
+    """Refuse, before any work, a run that would exhaust memory or whose input files are
+    missing or unreadable: ValueError saying why (and naming the file)."""
+    if spec.deploys:
+        LgPerformance.load(Path(spec.lg_table))
+    if spec.trace_file is not None:
+        _trace_format(Path(spec.trace_file))
+    links = spec.fabric.n_links
+    if links > MAX_LINKS:
+        raise ValueError(f"the fabric has {links:,} links; at most {MAX_LINKS:,} are supported")
+    if spec.trace_file is None:
+        onsets = links * spec.trace.horizon_hours / spec.trace.mttf_hours
+        if onsets > MAX_ONSETS:
+            raise ValueError(
+                f"{links:,} links over {spec.trace.warmup_days + spec.trace.days:g} days with an "
+                f"MTTF of {spec.trace.mttf_hours:g} h make ~{onsets:,.0f} onsets; at most "
+                f"{MAX_ONSETS:,} are supported (fewer days, fewer links or a longer MTTF)")
+
+
 def load_or_draw_trace(spec: RunSpec) -> Trace:
     """The run's trace: the saved file if one is named, else a fresh draw from its seed."""
     if spec.trace_file is None:
         return generate_trace(spec.fabric.n_links, spec.trace)
     path = Path(spec.trace_file)
-    if not path.is_file():
-        raise ValueError(f"trace file not found: {path}")
-    trace = Trace.load(path)
+    if _trace_format(path) == "artifact":
+        trace = artifact.read_trace(path, spec.fabric, spec.trace)
+    else:
+        trace = Trace.load(path)
     if trace.n_links != spec.fabric.n_links:
         raise ValueError(f"trace {path} has {trace.n_links} links, fabric {spec.fabric.n_links}")
+    if len(trace) > MAX_ONSETS:
+        raise ValueError(f"{path}: {len(trace):,} onsets; at most {MAX_ONSETS:,} are supported")
     return trace
+
+
+def _trace_format(path: Path) -> str:
+    """`npz` (lgkit's) or `artifact` (the authors' JSON), from the file's first bytes."""
+    if not path.is_file():
+        raise ValueError(f"trace file not found (or not a regular file): {path}")
+    if path.stat().st_size > MAX_TRACE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_TRACE_BYTES // 1024**3} GB")
+    try:
+        with path.open("rb") as file:
+            head = file.read(64).lstrip()
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read: {error.strerror}") from None
+    if head.startswith(b"{"):
+        return "artifact"
+    if head.startswith(b"PK"):
+        return "npz"
+    raise ValueError(f"{path}: not a trace (neither lgkit's .npz nor the authors' JSON)")
 
 
 def execute(spec: RunSpec, progress: bool = False) -> RunResult:
     """Draw (or load) the trace and simulate every policy of the spec."""
+    check_spec(spec)
     started = time.perf_counter()
     trace = load_or_draw_trace(spec)
     seconds = {"trace": time.perf_counter() - started}
@@ -113,7 +164,7 @@ def execute(spec: RunSpec, progress: bool = False) -> RunResult:
     for policy in spec.policies:
         started = time.perf_counter()
         simulation = FabricSimulation(spec.fabric, trace, policy, spec.constraint, lg,
-                                      spec.deploys)
+                                      spec.deploys, spec.choices)
         series[policy] = simulation.run(progress=progress)
         seconds[str(policy)] = time.perf_counter() - started
     return RunResult(spec, trace, series, seconds, peak_rss_mb())
@@ -144,14 +195,21 @@ def load(folder: Path) -> RunResult:
     meta_path = folder / META_FILE
     if not meta_path.is_file():
         raise ValueError(f"not a fabric run folder (no {META_FILE}): {folder}")
-    meta = json.loads(meta_path.read_text())
-    spec = RunSpec.from_dict(meta["spec"])
+    try:
+        meta = json.loads(meta_path.read_bytes())
+        spec = RunSpec.from_dict(meta["spec"])
+        seconds, peak = dict(meta["seconds"]), float(meta["peak_rss_mb"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{meta_path}: not a fabric run's metadata: {error!r}") from None
     series = {}
     for policy in spec.policies:
-        with np.load(folder / f"series-{policy}.npz") as data:
-            series[policy] = Series(policy, spec.deploys, **{key: data[key] for key in data})
-    return RunResult(spec, Trace.load(folder / TRACE_FILE), series, meta["seconds"],
-                     meta["peak_rss_mb"])
+        path = folder / f"series-{policy}.npz"
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                series[policy] = Series(policy, spec.deploys, **{key: data[key] for key in data})
+        except (OSError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{path}: not a fabric run's series: {error}") from None
+    return RunResult(spec, Trace.load(folder / TRACE_FILE), series, seconds, peak)
 
 
 def find_runs(results_dir: Path) -> list[Path]:

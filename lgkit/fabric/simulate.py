@@ -15,8 +15,9 @@ import numpy as np
 from tqdm import tqdm
 
 from lgkit.fabric.corropt import fast_check, min_paths_for, optimize_pod
-from lgkit.fabric.lgperf import LgPerformance
+from lgkit.fabric.lgperf import LOOKUP_SCALES, LgPerformance
 from lgkit.fabric.paths import PathState
+from lgkit.fabric.repairs import REPAIR_DRAWS, make_repairs
 from lgkit.fabric.topology import Fabric
 from lgkit.fabric.trace import Trace
 
@@ -26,6 +27,30 @@ CAPACITY_UNITS_PER_GBPS = 1_000_000
 """Capacities are summed as integers (kb/s) so that equal states compare exactly equal."""
 
 HEALTHY, CORRUPTING, DISABLED = 0, 1, 2
+REFAILURES = ("update", "ignore")
+
+
+@dataclass(frozen=True)
+class ModelChoices:
+    """Where the model may follow the authors' simulator (the defaults but `repair_draws`)."""
+
+    lg_lookup: str = "linear"
+    """LG table row of a loss rate: nearest on a linear scale (theirs) or in log10."""
+    refailure: str = "update"
+    """A new onset on a corrupting link: `update` its loss rate and re-run the fast checker
+    (theirs), or `ignore` it."""
+    repair_draws: str = "trace"
+    """Repair times: drawn with each trace event (`trace`) or as theirs (`artifact`)."""
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("lg_lookup", LOOKUP_SCALES), ("refailure", REFAILURES),
+                              ("repair_draws", REPAIR_DRAWS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}")
+
+
+BEFORE_ISSUE_15 = ModelChoices(lg_lookup="log", refailure="ignore", repair_draws="trace")
+"""The rules of lgkit's earlier runs (their metadata names no choices)."""
 
 
 class Policy(StrEnum):
@@ -94,6 +119,7 @@ class FabricSimulation:
         constraint: float,
         lg: LgPerformance | None = None,
         deploys: tuple[float, ...] = (),
+        choices: ModelChoices = ModelChoices(),
     ) -> None:
         if trace.n_links != fabric.n_links:
             raise ValueError(f"trace has {trace.n_links} links, fabric {fabric.n_links}")
@@ -102,12 +128,13 @@ class FabricSimulation:
         if any(not 0.0 <= share <= 1.0 for share in deploys):
             raise ValueError("deployment shares must be within [0, 1]")
         self.fabric, self.trace, self.policy, self.deploys = fabric, trace, policy, deploys
+        self.choices = choices
+        self.repair_rule = make_repairs(choices.repair_draws, trace, fabric)
         self.min_paths = min_paths_for(constraint, fabric.max_paths)
         self.paths = PathState(fabric)
         self.status = np.zeros(fabric.n_links, np.int8)
         self.corrupting: list[dict[int, float]] = [{} for _ in range(fabric.pods)]
         """Per pod: enabled corrupting link -> raw loss rate."""
-        self.repair_h = np.zeros(fabric.n_links)
         self.n_disabled = 0
         self.n_corrupting = 0
         self.repairs: list[tuple[float, int]] = []
@@ -130,7 +157,7 @@ class FabricSimulation:
         capacity = np.full((len(trace), variants), self.full_link, np.int64)
         if lg is None or not self.deploys:
             return penalty, capacity
-        effective_loss, share = lg.lookup(trace.loss)
+        effective_loss, share = lg.lookup(trace.loss, self.choices.lg_lookup)
         rank = np.random.default_rng([trace.params.seed, 1]).random(self.fabric.n_links)
         for variant, deploy in enumerate(self.deploys, start=1):
             protected = rank[trace.link] < deploy
@@ -143,14 +170,14 @@ class FabricSimulation:
         """Replay the trace until its horizon and return the metrics after every event."""
         trace = self.trace
         horizon = trace.params.horizon_hours
-        times, links = trace.time_h.tolist(), trace.link.tolist()
+        times, links = self.repair_rule.onset_hours, trace.link.tolist()
         recorder = _Recorder(2 * len(trace) + 1, 1 + len(self.deploys))
         self._record(recorder, 0.0)
         onset = 0
         with tqdm(total=len(trace), unit="event", disable=not progress,
                   desc=f"{self.policy}", mininterval=1.0) as bar:
             while True:
-                next_onset = times[onset] if onset < len(times) else horizon
+                next_onset = min(times[onset], horizon) if onset < len(times) else horizon
                 if self.repairs and self.repairs[0][0] <= next_onset:
                     when, link = heapq.heappop(self.repairs)
                     self._repair(when, link)
@@ -169,10 +196,13 @@ class FabricSimulation:
         return recorder.series(self.policy, self.deploys)
 
     def _onset(self, event: int, when: float, link: int) -> bool:
-        """A healthy link starts corrupting; False if it was not healthy (onset ignored)."""
-        if self.status[link] != HEALTHY:
+        """A link starts corrupting (or, if corrupting, changes loss rate); False if ignored."""
+        status = self.status[link]
+        if status == DISABLED or (status == CORRUPTING and self.choices.refailure == "ignore"):
             return False
-        self.repair_h[link] = self.trace.repair_h[event]
+        self.repair_rule.note_failure(link, event)
+        if status == CORRUPTING:
+            self._stop_corrupting(link)
         self.link_penalty[link] = self.event_penalty[event]
         self.link_capacity[link] = self.event_capacity[event]
         if self.policy is Policy.DISABLE or (
@@ -191,7 +221,8 @@ class FabricSimulation:
         self._add_capacity(link, np.full(self.cap_up.shape[0], self.full_link))
         if self.policy is Policy.CORROPT:
             pod = self.fabric.pod_of(link)
-            for chosen in optimize_pod(self.paths, pod, self.corrupting[pod], self.min_paths):
+            choice = optimize_pod(self.paths, pod, self.corrupting[pod], self.min_paths)
+            for chosen in self.repair_rule.order(choice):
                 self._disable(when, chosen)
 
     def _start_corrupting(self, link: int, loss: float) -> None:
@@ -202,20 +233,26 @@ class FabricSimulation:
         self.pod_penalty[:, pod] += self.link_penalty[link]
         self._add_capacity(link, self.link_capacity[link] - self.full_link)
 
+    def _stop_corrupting(self, link: int) -> None:
+        """A corrupting link leaves the corrupting set (it is healthy until told otherwise)."""
+        pod = self.fabric.pod_of(link)
+        del self.corrupting[pod][link]
+        self.status[link] = HEALTHY
+        self.n_corrupting -= 1
+        self._add_capacity(link, self.full_link - self.link_capacity[link])
+        self._recompute_pod_penalty(pod)
+
     def _disable(self, when: float, link: int) -> None:
         """Take a link out of service (healthy or corrupting) and schedule its repair."""
-        pod = self.fabric.pod_of(link)
         if self.status[link] == CORRUPTING:
-            del self.corrupting[pod][link]
-            self.n_corrupting -= 1
-            self._add_capacity(link, -self.link_capacity[link])
-            self._recompute_pod_penalty(pod)
-        else:
-            self._add_capacity(link, np.full(self.cap_up.shape[0], -self.full_link))
+            self._stop_corrupting(link)
+        self._add_capacity(link, np.full(self.cap_up.shape[0], -self.full_link))
         self.status[link] = DISABLED
         self.n_disabled += 1
         self.paths.disable(link)
-        heapq.heappush(self.repairs, (when + float(self.repair_h[link]), link))
+        self.repair_rule.note_disabled(link)
+        repair_at = self.repair_rule.repair_time(when, link, self.policy is Policy.DISABLE)
+        heapq.heappush(self.repairs, (repair_at, link))
 
     def _recompute_pod_penalty(self, pod: int) -> None:
         """Exact pod sum after a removal (no floating-point drift over a year of events)."""

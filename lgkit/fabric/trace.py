@@ -4,6 +4,7 @@ and how long its repair takes once disabled."""
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -81,38 +82,45 @@ class Trace:
     def save(self, path: Path) -> None:
         """Write the trace as a compressed .npz file."""
         meta = json.dumps({"params": asdict(self.params), "n_links": self.n_links})
-        np.savez_compressed(
-            path, time_h=self.time_h, link=self.link, loss=self.loss,
-            repair_h=self.repair_h, meta=np.array(meta),
-        )
+        with path.open("wb") as file:  # a file object: numpy adds no ".npz" to the name
+            np.savez_compressed(
+                file, time_h=self.time_h, link=self.link, loss=self.loss,
+                repair_h=self.repair_h, meta=np.array(meta),
+            )
 
     @classmethod
     def load(cls, path: Path) -> Trace:
         """Read a trace written by `save`."""
-        with np.load(path) as data:
-            meta = json.loads(str(data["meta"]))
-            return cls(
-                TraceParams(**meta["params"]), int(meta["n_links"]), data["time_h"],
-                data["link"], data["loss"], data["repair_h"],
-            )
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                trace = cls(
+                    TraceParams(**meta["params"]), int(meta["n_links"]), data["time_h"],
+                    data["link"], data["loss"], data["repair_h"],
+                )
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as error:
+            raise ValueError(f"{path}: not an lgkit trace (.npz): {error}") from None
+        sizes = {len(trace.time_h), len(trace.link), len(trace.loss), len(trace.repair_h)}
+        if len(sizes) != 1 or (len(trace) and not 0 <= trace.link.min() <= trace.link.max()
+                               < trace.n_links):
+            raise ValueError(f"{path}: inconsistent trace columns")
+        return trace
 
 
 def generate_trace(n_links: int, params: TraceParams) -> Trace:
     """Draw each link's corruption onsets as a Poisson process with mean gap `mttf_hours`.
 
-    A link that is already corrupting or in repair ignores later onsets (the simulator skips
-    them), so by memorylessness the next onset after a repair is again exponential with the
-    same MTTF, as App. D prescribes.
+    The simulator skips an onset on a link in repair (and, if told so, on a corrupting link),
+    so by memorylessness the next onset after a repair is again exponential with the same
+    MTTF, as App. D prescribes.
     """
     rng = np.random.default_rng(params.seed)
     links, times = _poisson_onsets(rng, n_links, params.mttf_hours, params.horizon_hours)
     order = np.argsort(times, kind="stable")
     links, times = links[order], times[order]
     loss = draw_loss_rates(rng, len(times))
-    short = rng.random(len(times)) < params.short_repair_share
-    repair_days = np.where(short, params.short_repair_days, params.long_repair_days)
     return Trace(params, n_links, times, links.astype(np.int32), loss,
-                 repair_days * HOURS_PER_DAY)
+                 draw_repair_hours(rng, len(times), params))
 
 
 def _poisson_onsets(
@@ -139,3 +147,9 @@ def draw_loss_rates(rng: np.random.Generator, count: int) -> np.ndarray:
     low = np.array([b.low for b in CORROPT_BUCKETS])[bucket]
     high = np.array([b.high for b in CORROPT_BUCKETS])[bucket]
     return low + (high - low) * rng.random(count)
+
+
+def draw_repair_hours(rng: np.random.Generator, count: int, params: TraceParams) -> np.ndarray:
+    """Repair times: `short_repair_days` with probability `short_repair_share`, else long."""
+    short = rng.random(count) < params.short_repair_share
+    return np.where(short, params.short_repair_days, params.long_repair_days) * HOURS_PER_DAY
