@@ -13,7 +13,13 @@ from lgkit.fabric.corropt import min_paths_for
 from lgkit.fabric.lgperf import DEFAULT_TABLE, LgPerformance
 from lgkit.fabric.metrics import row_weights, weighted_cdf, weighted_quantile
 from lgkit.fabric.runs import RunSpec
-from lgkit.fabric.simulate import HEALTHY_LOSS, FabricSimulation, ModelChoices, Policy
+from lgkit.fabric.simulate import (
+    BEFORE_ISSUE_15,
+    HEALTHY_LOSS,
+    FabricSimulation,
+    ModelChoices,
+    Policy,
+)
 from lgkit.fabric.topology import facebook_fabric, fat_tree
 from lgkit.fabric.trace import TraceParams, generate_trace
 
@@ -146,3 +152,35 @@ def test_time_weights_and_weighted_cdf() -> None:
     assert sorted_values.tolist() == [1.0, 2.0, 3.0]
     assert shares.tolist() == pytest.approx([20 / 30, 25 / 30, 1.0])
     assert weighted_quantile(values, row_weights(times, 5.0, 35.0), 0.5) == 1.0
+
+
+def test_the_earlier_rules_reproduce_the_earlier_numbers() -> None:
+    """log10 lookup, ignored re-failures, trace repair times: the outputs of lgkit at f9df398."""
+    spec = RunSpec(FABRIC, 0.75, PARAMS, deploys=(0.5, 1.0), choices=BEFORE_ISSUE_15)
+    series = runs.execute(spec).series
+    earlier = {  # rows, mean total penalty without LG and with LG on every link (f9df398)
+        Policy.CORROPT: (1298, 0.020811009786533247, 7.742495256559707e-08),
+        Policy.DISABLE: (1431, 3.5616841369671557e-16, 3.5616841369671557e-16),
+        Policy.NOTHING: (337, 0.15888898645494962, 5.053514067441897e-07),
+    }
+    for policy, (rows, penalty, penalty_lg) in earlier.items():
+        assert len(series[policy].time_h) == rows
+        assert series[policy].penalty[:, 0].mean() == pytest.approx(penalty, rel=1e-12)
+        assert series[policy].penalty[:, 2].mean() == pytest.approx(penalty_lg, rel=1e-12)
+    now = runs.execute(RunSpec(FABRIC, 0.75, PARAMS, deploys=(0.5, 1.0))).series
+    assert now[Policy.NOTHING].penalty[:, 0].mean() != pytest.approx(earlier[Policy.NOTHING][1])
+
+
+@pytest.mark.parametrize("constraint", [0.5, 0.75])
+def test_their_repair_rule_keeps_the_constraint_with_whole_distinct_seconds(trace, lg,
+                                                                           constraint) -> None:
+    choices = ModelChoices(repair_draws="artifact")
+    simulation, series = simulate(trace, Policy.CORROPT, constraint, lg, (1.0,), choices)
+    min_share = min_paths_for(constraint, FABRIC.max_paths) / FABRIC.max_paths
+    assert series.least_paths.min() >= min_share
+    assert np.array_equal(simulation.paths.tor_paths,
+                          enumerate_paths(FABRIC, simulation.paths.enabled))
+    seconds = np.round(series.time_h * 3600)
+    assert np.abs(series.time_h * 3600 - seconds).max() < 1e-6 and np.all(np.diff(seconds) > 0)
+    _, trace_rule = simulate(trace, Policy.CORROPT, constraint, lg, (1.0,))
+    assert series.penalty[:, 0].mean() != pytest.approx(trace_rule.penalty[:, 0].mean())

@@ -35,13 +35,14 @@ class _FabricParser(argparse.ArgumentParser):
     """Usage errors as one line `lgkit: error: ...` with exit status 1, as the kit's others."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(1, f"lgkit: error: {self.prog}: {message}\n")
+        self.exit(1, f"lgkit: error: {self.prog.removeprefix('lgkit ')}: {message}\n")
 
 
 def _ranged(kind: type[int] | type[float], low: float, high: float, *, above: bool = False,
             even: bool = False) -> Callable[[str], Any]:
     """Parser of a finite `kind` within [low, high] (or (low, high] when `above`)."""
-    interval = f"{'(' if above else '['}{low:g}, {high:g}]"
+    interval = f"{'(' if above else '['}{low:{'g' if kind is float else 'd'}}, " \
+        f"{high:{'g' if kind is float else 'd'}}]"
 
     def parse(text: str) -> Any:
         try:
@@ -142,15 +143,17 @@ def _base_spec(
     return spec
 
 
-def _writable_folder(folder: Path) -> Path:
-    """Create `folder` and check that a file can be written in it, before any work."""
+def _writable_folder(folder: Path, target: Path | None = None) -> None:
+    """Create `folder` and check that a file can be written in it (for `target`, by default
+    the folder itself), before any work."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as error:
-        raise ValueError(f"cannot write results to {folder}: {error.strerror}") from None
-    return folder
+        reason = "a file is in the way" if isinstance(
+            error, FileExistsError | NotADirectoryError) else error.strerror
+        raise ValueError(f"cannot write to {target or folder}: {reason}") from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -216,8 +219,8 @@ def _trace(args: argparse.Namespace) -> int:
     if form == "artifact":
         artifact.topology_of(fabric)
     if args.out.is_dir():
-        raise ValueError(f"--out {args.out} is a folder; name a file")
-    _writable_folder(args.out.parent)
+        raise ValueError(f"cannot write to {args.out}: it is a folder; name a file")
+    _writable_folder(args.out.parent, args.out)
     trace = generate_trace(fabric.n_links, params)
     if form == "artifact":
         artifact.write_trace(trace, fabric, args.out)

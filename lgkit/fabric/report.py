@@ -14,6 +14,8 @@ def describe_run(result: RunResult) -> str:
         f"{fabric.spines_per_plane} spines, {fabric.n_links:,} links; constraint "
         f"{spec.constraint:.0%}; {result.trace.params.days:g} days after a "
         f"{result.trace.params.warmup_days:g}-day warm-up; {len(result.trace):,} onsets",
+        f"  model: LG table lookup {spec.choices.lg_lookup}, re-failures {spec.choices.refailure}"
+        f", repair draws {spec.choices.repair_draws}",
     ]
     comparisons = result.comparisons()
     if comparisons:
