@@ -201,16 +201,14 @@ class FabricSimulation:
         if status == DISABLED or (status == CORRUPTING and self.choices.refailure == "ignore"):
             return False
         self.repair_rule.note_failure(link, event)
-        if status == CORRUPTING:
-            self._stop_corrupting(link)
-        self.link_penalty[link] = self.event_penalty[event]
-        self.link_capacity[link] = self.event_capacity[event]
         if self.policy is Policy.DISABLE or (
             self.policy is Policy.CORROPT and fast_check(self.paths, link, self.min_paths)
         ):
             self._disable(when, link)
+        elif status == CORRUPTING:
+            self._renew_corruption(link, event)
         else:
-            self._start_corrupting(link, float(self.trace.loss[event]))
+            self._start_corrupting(link, event)
         return True
 
     def _repair(self, when: float, link: int) -> None:
@@ -225,28 +223,35 @@ class FabricSimulation:
             for chosen in self.repair_rule.order(choice):
                 self._disable(when, chosen)
 
-    def _start_corrupting(self, link: int, loss: float) -> None:
+    def _start_corrupting(self, link: int, event: int) -> None:
         pod = self.fabric.pod_of(link)
         self.status[link] = CORRUPTING
-        self.corrupting[pod][link] = loss
+        self.corrupting[pod][link] = float(self.trace.loss[event])
         self.n_corrupting += 1
+        self.link_penalty[link] = self.event_penalty[event]
+        self.link_capacity[link] = self.event_capacity[event]
         self.pod_penalty[:, pod] += self.link_penalty[link]
         self._add_capacity(link, self.link_capacity[link] - self.full_link)
 
-    def _stop_corrupting(self, link: int) -> None:
-        """A corrupting link leaves the corrupting set (it is healthy until told otherwise)."""
+    def _renew_corruption(self, link: int, event: int) -> None:
+        """A corrupting link takes the loss rate (and LG's effective values) of a new onset."""
         pod = self.fabric.pod_of(link)
-        del self.corrupting[pod][link]
-        self.status[link] = HEALTHY
-        self.n_corrupting -= 1
-        self._add_capacity(link, self.full_link - self.link_capacity[link])
-        self._recompute_pod_penalty(pod)
+        self.corrupting[pod][link] = float(self.trace.loss[event])
+        self.pod_penalty[:, pod] += self.event_penalty[event] - self.link_penalty[link]
+        self._add_capacity(link, self.event_capacity[event] - self.link_capacity[link])
+        self.link_penalty[link] = self.event_penalty[event]
+        self.link_capacity[link] = self.event_capacity[event]
 
     def _disable(self, when: float, link: int) -> None:
         """Take a link out of service (healthy or corrupting) and schedule its repair."""
+        pod = self.fabric.pod_of(link)
         if self.status[link] == CORRUPTING:
-            self._stop_corrupting(link)
-        self._add_capacity(link, np.full(self.cap_up.shape[0], -self.full_link))
+            del self.corrupting[pod][link]
+            self.n_corrupting -= 1
+            self._add_capacity(link, -self.link_capacity[link])
+            self._recompute_pod_penalty(pod)
+        else:
+            self._add_capacity(link, np.full(self.cap_up.shape[0], -self.full_link))
         self.status[link] = DISABLED
         self.n_disabled += 1
         self.paths.disable(link)
