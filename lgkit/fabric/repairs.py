@@ -88,16 +88,18 @@ class ArtifactRepairs:
 
     def order(self, choice: PodChoice) -> list[int]:
         free = {self.theirs[link] for link in choice.free}
-        free_order = [link for link in self.corrupting.copy() if link in free]
+        free_order = [link for link in self.corrupting.copy() if link in free] if free else []
         for link in free_order:
             self.corrupting.remove(link)
-        singles = {self.theirs[link] for link in choice.singles}
-        best = {self.theirs[link] for link in choice.best}
-        candidates = set()
-        for link in self.corrupting:
-            if link in singles:
-                candidates.add(link)
-        best_order = list(set(tuple(link for link in candidates if link in best)))
+        best_order = []
+        if choice.best:
+            singles = {self.theirs[link] for link in choice.singles}
+            best = {self.theirs[link] for link in choice.best}
+            candidates = set()
+            for link in self.corrupting:
+                if link in singles:
+                    candidates.add(link)
+            best_order = list(set(tuple(link for link in candidates if link in best)))
         return [self.ours[link] for link in free_order + best_order]
 
     def repair_time(self, now_h: float, link: int, fixed: bool) -> float:
