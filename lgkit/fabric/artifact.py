@@ -11,6 +11,7 @@ times), which the authors' simulator ignores.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterable
@@ -47,22 +48,31 @@ def unique_seconds(seconds: Iterable[float]) -> np.ndarray:
 
 def to_artifact_links(fabric: Fabric, links: np.ndarray) -> np.ndarray:
     """lgkit link ids -> the authors' ids (agg-spine links renumbered (plane, spine, pod))."""
-    out = np.array(links, dtype=np.int64)
-    agg = out >= fabric.n_tor_links
-    pod_plane, spine = np.divmod(out[agg] - fabric.n_tor_links, fabric.spines_per_plane)
-    pod, plane = np.divmod(pod_plane, fabric.planes)
-    out[agg] = fabric.n_tor_links + (plane * fabric.spines_per_plane + spine) * fabric.pods + pod
-    return out
+    return _their_ids(fabric)[np.asarray(links, dtype=np.int64)]
 
 
 def from_artifact_links(fabric: Fabric, links: np.ndarray) -> np.ndarray:
     """The authors' link ids -> lgkit ids (inverse of `to_artifact_links`)."""
-    out = np.array(links, dtype=np.int64)
-    agg = out >= fabric.n_tor_links
-    plane_spine, pod = np.divmod(out[agg] - fabric.n_tor_links, fabric.pods)
-    plane, spine = np.divmod(plane_spine, fabric.spines_per_plane)
-    out[agg] = fabric.n_tor_links + (pod * fabric.planes + plane) * fabric.spines_per_plane + spine
-    return out
+    return _our_ids(fabric)[np.asarray(links, dtype=np.int64)]
+
+
+@functools.cache
+def _their_ids(fabric: Fabric) -> np.ndarray:
+    """The authors' id of every lgkit link id."""
+    pod, plane, spine = np.meshgrid(np.arange(fabric.pods), np.arange(fabric.planes),
+                                    np.arange(fabric.spines_per_plane), indexing="ij")
+    agg = fabric.n_tor_links + (plane * fabric.spines_per_plane + spine) * fabric.pods + pod
+    ids = np.concatenate([np.arange(fabric.n_tor_links), agg.ravel()])
+    ids.flags.writeable = False
+    return ids
+
+
+@functools.cache
+def _our_ids(fabric: Fabric) -> np.ndarray:
+    ids = np.empty(fabric.n_links, dtype=np.int64)
+    ids[_their_ids(fabric)] = np.arange(fabric.n_links)
+    ids.flags.writeable = False
+    return ids
 
 
 def topology_of(fabric: Fabric) -> dict[str, Any]:
