@@ -21,6 +21,7 @@ COMMAND_MODULES: dict[str, str] = {
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",
     "fabric": "lgkit.fabric.cli",
+    "reproduce": "lgkit.reproduce.cli",
 }
 
 

@@ -1,13 +1,22 @@
-"""The results store: one folder per run with metadata.json and tidy CSV tables."""
+"""The results store: one folder per run with metadata.json and tidy CSV tables.
+
+Two ways to write a table, both safe against a crash or a kill at any moment:
+- `append(table, row)`: one complete line per call (a single write on an O_APPEND file), so a
+  sampler that dies keeps every row written so far; a reader skips a torn last line.
+- `write_table(table, rows)`: the whole table at once, through a temporary file renamed over
+  the old one, so readers see the previous version or the new one, never a mix.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import platform
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +49,25 @@ class RunStore:
         self._write_metadata()
 
     def append(self, table: str, row: dict[str, Any]) -> None:
-        """Append one row to TABLE.csv (header written with the first row)."""
+        """Append one row to TABLE.csv; the first row's keys are the table's columns."""
         path = self.path / f"{table}.csv"
-        new = not path.exists()
-        with path.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(row))
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
+        columns = _header(path)
+        text = "" if columns else _csv_line(list(row))
+        columns = columns or list(row)
+        extra = set(row) - set(columns)
+        if extra:
+            raise ValueError(f"{table}: columns {sorted(extra)} are not in {columns}")
+        text += _csv_line([row.get(c, "") for c in columns])
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+    def write_table(self, table: str, rows: Iterable[dict[str, Any]],
+                    columns: Sequence[str] | None = None) -> Path:
+        """Write TABLE.csv whole and atomically (columns: the first row's keys if not given)."""
+        return write_csv(self.path / f"{table}.csv", rows, columns)
 
     def finish(self, status: str, reason: str = "") -> None:
         """Mark the run complete or incomplete (with the reason)."""
@@ -84,6 +104,42 @@ def mark_incomplete_if_running(run_dir: Path, reason: str) -> bool:
 
 
 def read_table(run_dir: Path, table: str) -> list[dict[str, str]]:
-    """Rows of a run's table."""
-    with (Path(run_dir) / f"{table}.csv").open(newline="") as handle:
-        return list(csv.DictReader(handle))
+    """Rows of a run's table (a torn last line, left by a kill mid-write, is skipped)."""
+    text = (Path(run_dir) / f"{table}.csv").read_text()
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def write_csv(path: Path, rows: Iterable[dict[str, Any]],
+              columns: Sequence[str] | None = None) -> Path:
+    """Write a CSV file atomically: to a temporary file in the same folder, synced, renamed."""
+    rows = list(rows)
+    columns = list(columns if columns is not None else (rows[0] if rows else []))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _csv_line(values: Sequence[Any]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(values)
+    return out.getvalue()
+
+
+def _header(path: Path) -> list[str]:
+    """The columns of an existing table, [] if it does not exist yet."""
+    try:
+        with path.open(newline="") as handle:
+            return next(csv.reader(handle), [])
+    except FileNotFoundError:
+        return []

@@ -1,0 +1,1 @@
+"""`lgkit reproduce`: scaled reruns of the paper's experiments, one module per experiment."""

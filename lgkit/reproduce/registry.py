@@ -1,0 +1,51 @@
+"""The experiments `lgkit reproduce` knows: name -> module, registered here, imported on demand."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One reproducible experiment."""
+
+    name: str
+    "What the user types: `lgkit reproduce NAME`."
+    module: str
+    "The module that runs it (see docs/reproduce.md for what it must define)."
+    paper: str
+    "The figure or table of the paper it reproduces."
+    summary: str
+    "One line for `lgkit reproduce --list`."
+    network: bool
+    """True: it starts a Mininet testbed (needs root; holds the machine's network lock, and the
+    run's folder is cleaned up after like `lgkit run`). False: it runs in virtual time."""
+
+
+ENTRIES: tuple[Entry, ...] = (
+)
+"Every experiment, in the order `--list` shows them. Add one line per new experiment."
+
+EXPERIMENTS: dict[str, Entry] = {entry.name: entry for entry in ENTRIES}
+
+
+class UnknownExperiment(KeyError):
+    """No experiment of that name (the message lists the known ones)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def lookup(name: str) -> Entry:
+    """The entry of an experiment name."""
+    if name not in EXPERIMENTS:
+        known = ", ".join(EXPERIMENTS) or "none yet"
+        raise UnknownExperiment(f"no experiment {name!r} (known: {known}; see --list)")
+    return EXPERIMENTS[name]
+
+
+def load(entry: Entry) -> ModuleType:
+    """Import the experiment's module (only this one)."""
+    return importlib.import_module(entry.module)

@@ -1,0 +1,99 @@
+"""Run one registered experiment: options, results folder, time bound, tables, wall time."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from lgkit.measure.results import RunStore
+from lgkit.reproduce.context import (
+    DEFAULT_TIME_LIMIT_S,
+    QUICK_TIME_LIMIT_S,
+    TARGETS,
+    Context,
+    Log,
+    ReproduceError,
+)
+from lgkit.reproduce.registry import Entry, load
+from lgkit.reproduce.report import Comparison
+
+
+def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
+    """The experiment's command line: the common options, then its own (add_arguments)."""
+    parser = argparse.ArgumentParser(
+        prog=f"lgkit reproduce {entry.name}",
+        description=f"{entry.paper}: {entry.summary}. {(module.__doc__ or '').strip()}")
+    common = parser.add_argument_group("every experiment")
+    common.add_argument("--quick", action="store_true",
+                        help=f"the smallest run that shows the effect "
+                             f"(within {QUICK_TIME_LIMIT_S:g} s)")
+    common.add_argument("--target", choices=TARGETS, default="builtin",
+                        help="switch implementation (default builtin)")
+    common.add_argument("--seed", type=int, default=1, help="seed of every random choice")
+    common.add_argument("--time-limit", type=float, metavar="S",
+                        help=f"time bound in seconds (default {DEFAULT_TIME_LIMIT_S:g}, "
+                             f"--quick {QUICK_TIME_LIMIT_S:g})")
+    common.add_argument("--results", metavar="DIR",
+                        help="folder that receives the run's folder (default measurements/runs)")
+    if hasattr(module, "add_arguments"):
+        module.add_arguments(parser.add_argument_group(f"{entry.name}"))
+    return parser
+
+
+def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
+    """Parse the experiment's options and run it; returns its results folder."""
+    module = load(entry)
+    options = options_parser(entry, module).parse_args(argv)
+    problem = module.preflight(options) if hasattr(module, "preflight") else None
+    if problem:
+        raise ReproduceError(problem)
+    limit = options.time_limit or (QUICK_TIME_LIMIT_S if options.quick else DEFAULT_TIME_LIMIT_S)
+    metadata = {"experiment": entry.name, "paper": entry.paper, "quick": options.quick,
+                "target": options.target, "seed": options.seed, "time_limit_s": limit,
+                "options": vars(options)}
+    root = Path(options.results) if options.results else None
+    began = time.monotonic()
+    scale = "quick" if options.quick else "default"
+    with _results(entry, f"{entry.name}-{scale}-{options.target}", metadata, root, log) as store:
+        ctx = Context(entry.name, options.quick, options.target, options.seed, limit, store,
+                      options, log)
+        comparisons: list[Comparison] = list(module.run(ctx))
+        records = [record for c in comparisons for record in c.tidy(entry.name)]
+        store.write_table("summary", records)
+        for comparison in comparisons:
+            log(comparison.format())
+        wall = time.monotonic() - began
+        store.note(wall_s=round(wall, 1), checks=[
+            {"text": c.text, "passed": c.passed} for cmp in comparisons for c in cmp.checks])
+        log(f"{entry.name}: {wall:.0f} s wall ({scale} scale, {options.target}); "
+            f"results {store.path}")
+        return store.path
+
+
+@contextmanager
+def _results(entry: Entry, name: str, metadata: dict[str, Any], root: Path | None,
+             log: Log) -> Iterator[RunStore]:
+    """A testbed experiment runs inside the network lifecycle (machine lock, watchdog,
+    cleanup); a virtual-time one only needs its folder marked complete or incomplete."""
+    if entry.network:
+        from lgkit.net.lifecycle.experiment import experiment
+
+        with experiment(name, metadata, root=root, log=log) as store:
+            yield store
+        return
+    store = RunStore(name, metadata, root)
+    log(f"results: {store.path}")
+    try:
+        yield store
+    except KeyboardInterrupt as exc:
+        store.finish("incomplete", f"interrupted ({type(exc).__name__})")
+        raise
+    except BaseException as exc:
+        store.finish("incomplete", f"crashed: {exc!r}")
+        raise
+    else:
+        store.finish("complete")
