@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from lgkit.reproduce.context import DEFAULT_TIME_LIMIT_S, QUICK_TIME_LIMIT_S
 from lgkit.reproduce import registry
+from lgkit.reproduce.context import DEFAULT_TIME_LIMIT_S, QUICK_TIME_LIMIT_S
 
 
 def register(subparsers: Any) -> None:
