@@ -28,7 +28,8 @@ class LgPerformance:
     def load(cls, path: Path = DEFAULT_TABLE) -> LgPerformance:
         """Read a CSV with the columns of COLUMNS ('#' lines are comments)."""
         if not path.is_file():
-            raise ValueError(f"LinkGuardian performance table not found: {path}")
+            raise ValueError(f"LinkGuardian performance table not found (or not a regular file): "
+                             f"{path}")
         try:
             table = pd.read_csv(path, comment="#")
             missing = [column for column in COLUMNS if column not in table.columns]
