@@ -41,6 +41,16 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
     }
     apply { t.apply(); }
 }""",
+    "stack index the right side's call changes": """
+bit<8> bump(inout bit<8> x) { x = x + 1; return x; }
+control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    h_t[2] st;
+    apply {
+        st[0].setValid();
+        st[1].setValid();
+        st[hdr.h.a[0:0]].a = bump(hdr.h.a);
+    }
+}""",
 }
 
 

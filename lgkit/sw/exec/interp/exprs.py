@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -331,16 +332,33 @@ class ExprGen:
         return code, body
 
     def _operands(self, left: ir.Expr, right: ir.Expr) -> tuple[str, str]:
-        """Both operands, left evaluated before any side effect of the right one (P4 evaluates
-        left to right)."""
-        a = self.ex(left)
-        b, body = self._captured(right)
-        if body and self.const_int(left) is None:
-            ta = self.fx.temp()
-            self.fx.line(f"{ta} = {a}")
-            a = ta
-        self.fx.lines.extend(body)
+        """Both operands, left evaluated before any side effect of the right one."""
+        a, b = self.in_order([left, right])
         return a, b
+
+    def in_order(self, items: list[ir.Expr], value: Callable[[ir.Expr], str] | None = None
+                 ) -> list[str]:
+        """Code for each item, evaluated left to right as P4 requires: before an item whose
+        evaluation has side effects (calls with copy-out) runs, the values of the items before
+        it are saved in temporaries, so they are read before those side effects."""
+        value = value or self.ex
+        codes: list[str] = []
+        for item in items:
+            lines = self.fx.lines
+            mark = len(lines)
+            code = value(item)
+            body = lines[mark:]
+            del lines[mark:]
+            if body:
+                for i, prev in enumerate(codes):
+                    if not _is_constant_code(prev):
+                        star = "*" if prev.startswith("*") else ""  # a spliced aggregate part
+                        tmp = self.fx.temp()
+                        self.fx.line(f"{tmp} = {prev[len(star):]}")
+                        codes[i] = star + tmp
+                lines.extend(body)
+            codes.append(code)
+        return codes
 
     def _logical(self, e: ir.Binary) -> str:
         """&& and ||: the right operand (and its side effects) runs only when the left one does
@@ -479,17 +497,18 @@ class ExprGen:
                 items = list(e.items)
             else:
                 return self.ex(e)
-            parts = ["1"] if target.kind == "header" else []
-            for item, (fname, ftype) in zip(items, target.fields, strict=False):
+            for item, (fname, _) in zip(items, target.fields, strict=False):
                 if item is None:
                     raise unsupported(e, f"initialiser without field '{fname}'")
-                parts.append(self._part(item, ftype))
-            return "[" + ", ".join(parts) + "]"
+            types = dict(zip(map(id, items), (t for _, t in target.fields), strict=False))
+            parts = self.in_order(items, lambda i: self._part(i, types[id(i)]))
+            return "[" + ", ".join((["1"] if target.kind == "header" else []) + parts) + "]"
         if isinstance(target, TupleT) and isinstance(e, ir.ListExpr):
-            parts = [self._part(i, t) for i, t in zip(e.items, target.elems, strict=False)]
+            types = dict(zip(map(id, e.items), target.elems, strict=False))
+            parts = self.in_order(e.items, lambda i: self._part(i, types.get(id(i), i.type)))
             return "[" + ", ".join(parts) + "]"
         if isinstance(e, ir.ListExpr):
-            return "[" + ", ".join(self._part(i, i.type) for i in e.items) + "]"
+            return "[" + ", ".join(self.in_order(e.items, lambda i: self._part(i, i.type))) + "]"
         raise unsupported(e, "this initialiser")
 
     def _part(self, item: ir.Expr, t: P4Type | None) -> str:
@@ -504,6 +523,11 @@ class ExprGen:
 
     def _ex_DontCare(self, e: ir.DontCare) -> str:
         return "0"
+
+
+def _is_constant_code(code: str) -> bool:
+    """Whether generated value code is a literal (nothing to read before a side effect)."""
+    return code.lstrip("-").isdigit() or code in ("True", "False")
 
 
 def _valid_offsets(t: P4Type) -> tuple[tuple[int, int], ...]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lgkit.sw.exec.interp.exprs import Place, fit, unsupported
+from lgkit.sw.exec.interp.exprs import ExprGen, Place, fit, unsupported
 from lgkit.sw.exec.interp.layout import is_scalar, template
 from lgkit.sw.exec.interp.scope import ConstVal, PyVar, TableB
 from lgkit.sw.lang import ir
@@ -120,18 +120,32 @@ class Stmts:
     # ------------------------------------------------------------------ assignment
 
     def _st_Assign(self, fx: FnCtx, s: ir.Assign) -> None:
+        """The left side is evaluated to a location first, then the right side (P4 spec
+        12.1): a run-time stack index is fixed before the right side's side effects run."""
         lhs = s.lhs
         if isinstance(lhs, ir.DontCare):
             fx.eg.ex(s.rhs)
             return
-        if isinstance(lhs, ir.Slice):
-            self._assign_slice(fx, lhs, fx.eg.ex(s.rhs))
-            return
         if isinstance(lhs, ir.PathExpr) and isinstance(fx.scope.get(lhs.decl), PyVar):
             fx.line(f"{fx.scope.get(lhs.decl).name} = {fx.eg.ex(s.rhs)}")
             return
-        value = self._value_for(fx, s.rhs, lhs.type)
-        self._store(fx, fx.eg.place(lhs), value)
+        check_index_order(lhs, s.rhs)
+        if isinstance(lhs, ir.Slice):
+            base, lo, hi = _flat_slice(lhs)
+            target = self._scalar_target(fx, base, pin=True)
+            self._slice_store(fx, target, base.type, lo, hi, fx.eg.ex(s.rhs))
+            return
+        place = self._pinned(fx, fx.eg.place(lhs))
+        self._store(fx, place, self._value_for(fx, s.rhs, lhs.type))
+
+    @staticmethod
+    def _pinned(fx: FnCtx, place: Place) -> Place:
+        """A place whose run-time base is computed now, into a temporary."""
+        if place.static is not None:
+            return place
+        tmp = fx.temp()
+        fx.line(f"{tmp} = {place.base}")
+        return Place(tmp, None, place.type)
 
     def assign_code(self, fx: FnCtx, place: Place, rhs: ir.Expr) -> None:
         self._store(fx, place, self._value_for(fx, rhs, place.type))
@@ -161,14 +175,14 @@ class Stmts:
         self._store(fx, fx.eg.place(lhs), value)
 
     def _assign_slice(self, fx: FnCtx, lhs: ir.Slice, value: str) -> None:
-        base, lo, hi = lhs.expr, lhs.lo, lhs.hi
-        while isinstance(base, ir.Slice):  # x[a:b][c:d] is x[b+c:b+d]
-            lo, hi = base.lo + lo, base.lo + hi
-            base = base.expr
-        base_t = base.type
+        base, lo, hi = _flat_slice(lhs)
+        self._slice_store(fx, self._scalar_target(fx, base), base.type, lo, hi, value)
+
+    @staticmethod
+    def _slice_store(fx: FnCtx, target: str, base_t: P4Type | None, lo: int, hi: int,
+                     value: str) -> None:
         width = hi - lo + 1
         m = (1 << width) - 1
-        target = self._scalar_target(fx, base)
         full = (1 << base_t.width) - 1 if isinstance(base_t, BitsT) else m
         keep = full ^ (m << lo)
         code = f"({target} & {hex(keep)}) | ((({value}) & {hex(m)}) << {lo})"
@@ -176,10 +190,11 @@ class Stmts:
             code = fit(code, base_t)
         fx.line(f"{target} = {code}")
 
-    def _scalar_target(self, fx: FnCtx, e: ir.Expr) -> str:
+    def _scalar_target(self, fx: FnCtx, e: ir.Expr, pin: bool = False) -> str:
         if isinstance(e, ir.PathExpr) and isinstance(fx.scope.get(e.decl), PyVar):
             return fx.scope.get(e.decl).name
-        return fx.eg.place(e).ref()
+        place = fx.eg.place(e)
+        return (self._pinned(fx, place) if pin else place).ref()
 
     # ------------------------------------------------------------------ switch
 
@@ -224,3 +239,55 @@ class Stmts:
             return str(table_b.action_ids[name])
         return fx.eg.ex(label)
 
+
+
+def _flat_slice(lhs: ir.Slice) -> tuple[ir.Expr, int, int]:
+    """x[a:b][c:d] is x[b+c:b+d]: the sliced base and the bit range within it."""
+    base, lo, hi = lhs.expr, lhs.lo, lhs.hi
+    while isinstance(base, ir.Slice):
+        lo, hi = base.lo + lo, base.lo + hi
+        base = base.expr
+    return base, lo, hi
+
+
+def check_index_order(lhs: ir.Expr, rhs: ir.Expr) -> None:
+    """Reject `s[i].f = g(i)`-like assignments: the spec fixes the location `s[i]` before the
+    right side runs, but p4c's BMv2 backend reads a call-free index after the right side's
+    calls have copied their results out, so no single order matches both."""
+    if not _has_call(rhs, writes_only=True):
+        return
+    for index in _run_time_indices(lhs):
+        if not _has_call(index, writes_only=False):
+            raise unsupported(index, "a run-time stack index on the left of an assignment whose "
+                              "right side calls something with out/inout arguments (the P4 "
+                              "spec and p4c's BMv2 backend evaluate it in different orders; "
+                              "copy the index into a local variable first)")
+
+
+def _run_time_indices(e: ir.Expr) -> list[ir.Expr]:
+    out: list[ir.Expr] = []
+    while True:
+        if isinstance(e, ir.Index):
+            if ExprGen.const_int(e.index) is None:
+                out.append(e.index)
+            e = e.expr
+        elif isinstance(e, ir.Member | ir.Slice):
+            e = e.expr
+        else:
+            return out
+
+
+def _has_call(node: object, writes_only: bool) -> bool:
+    """Whether an expression contains a call (with out/inout arguments if writes_only)."""
+    if isinstance(node, ir.Call):
+        if not writes_only or node.kind in (ir.CallKind.TABLE_APPLY, ir.CallKind.BLOCK_APPLY):
+            return True
+        params = getattr(node.callee, "params", None) or []
+        if any(getattr(p, "direction", "") in ("out", "inout") for p in params):
+            return True
+    if isinstance(node, ir.Node) and not isinstance(node, ir.Decl):
+        for value in vars(node).values():
+            items = value if isinstance(value, list) else [value]
+            if any(_has_call(v, writes_only) for v in items if isinstance(v, ir.Node)):
+                return True
+    return False
