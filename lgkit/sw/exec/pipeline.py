@@ -69,6 +69,7 @@ __all__ = [
 UnsupportedError = P4Error  # construct outside the supported subset: "unsupported: <what>"
 
 DROP_PORT = 511
+MAX_PARSER_TRANSITIONS = 10_000  # per packet; see Pipeline.max_parser_transitions
 
 
 class Pipeline:
@@ -98,6 +99,7 @@ class Pipeline:
         self.rng = random.Random(seed)
         compiled.ns["_rng"] = self.rng
         self.drop_port = DROP_PORT
+        self.max_parser_transitions = MAX_PARSER_TRANSITIONS
         self.slots = v1model.Slots(self)
 
     @classmethod
@@ -115,6 +117,20 @@ class Pipeline:
     def drop_port(self, port: int) -> None:
         self._drop_port = port
         self.code.ns["_drop_port"] = port
+
+    @property
+    def max_parser_transitions(self) -> int:
+        """Parser states a packet may visit (sub-parsers included) before parsing stops with
+        error.ParserTimeout (P4 spec; BMv2 has no bound): a state loop that consumes no input
+        cannot hang the target."""
+        return self._max_parser_transitions
+
+    @max_parser_transitions.setter
+    def max_parser_transitions(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"max_parser_transitions must be at least 1, not {limit}")
+        self._max_parser_transitions = limit
+        self.code.ns["_parser_limit"] = limit
 
     def seed(self, seed: int) -> None:
         """Re-seed the generator behind random()."""

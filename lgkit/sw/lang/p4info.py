@@ -188,20 +188,19 @@ def is_hidden(annotations: ir.Annotations) -> bool:
 
 
 def walk(node: object) -> Iterator[object]:
-    """Every IR node under `node` (itself included), in field order."""
-    if isinstance(node, list | tuple):
-        for item in node:
-            yield from walk(item)
-        return
-    if not isinstance(node, ir.Node):
-        return
-    yield node
-    for f in dataclasses.fields(node):
-        if f.name in ("decl", "callee", "type", "resolved", "loc"):
+    """Every IR node under `node` (itself included), in field order (iteratively: any depth)."""
+    stack: list[object] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
             continue
-        value = getattr(node, f.name)
-        if isinstance(value, ir.Node | list | tuple):
-            yield from walk(value)
+        if not isinstance(item, ir.Node):
+            continue
+        yield item
+        children = [getattr(item, f.name) for f in dataclasses.fields(item)
+                    if f.name not in ("decl", "callee", "type", "resolved", "loc")]
+        stack.extend(reversed([c for c in children if isinstance(c, ir.Node | list | tuple)]))
 
 
 def referenced_names(node: object) -> list[str]:

@@ -24,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stf_cmd.add_argument("program", help="the P4_16 v1model program (.p4)")
     stf_cmd.add_argument("test", help="the STF test (.stf)")
     stf_cmd.add_argument("-v", "--verbose", action="store_true", help="print what happened")
+    stf_cmd.add_argument(
+        "--max-parser-transitions", type=positive_int, default=None, metavar="N",
+        help="parser states one packet may visit before error.ParserTimeout (default 10000)")
     add_preprocessor_options(stf_cmd)
     stf_cmd.set_defaults(func=run_stf)
 
@@ -99,13 +102,45 @@ def run_compile(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def read_stf_text(path: str) -> str | None:
+    """The text of an STF file, or None after printing why it cannot be one."""
+    p = Path(path)
+    problem = None
+    if p.exists() and not p.is_file():
+        problem = "not a regular file"
+    else:
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            problem = exc.strerror
+        else:
+            if b"\0" in data:
+                problem = "a binary file, not an STF text"
+            else:
+                try:
+                    return data.decode("utf-8-sig")
+                except UnicodeDecodeError as exc:
+                    problem = f"not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})"
+    print(f"{path}: error: {problem}", file=sys.stderr)
+    return None
+
+
 def run_stf(args: argparse.Namespace) -> int:
     from lgkit.sw.tools.stf import StfError, StfRunner, format_result, parse_stf
 
-    try:
-        text = Path(args.test).read_text()
-    except OSError as exc:
-        print(f"{args.test}: error: {exc.strerror}", file=sys.stderr)
+    text = read_stf_text(args.test)
+    if text is None:
         return 1
     try:
         stmts = parse_stf(text, args.test)
@@ -127,6 +162,8 @@ def run_stf(args: argparse.Namespace) -> int:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         return 1
+    if args.max_parser_transitions is not None:
+        pipeline.max_parser_transitions = args.max_parser_transitions
     try:
         result = StfRunner(pipeline, info, args.test).run(stmts)
     except StfError as exc:

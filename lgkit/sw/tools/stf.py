@@ -546,6 +546,15 @@ class StfRunner:
         objects: dict = getattr(self.pipeline, kind)
         return objects[by_name_or_suffix(list(objects), name, kind[:-1])]
 
+    @staticmethod
+    def index(array: object, text: str, name: str) -> int:
+        """An extern array index, checked against the array's size (as BMv2's CLI does)."""
+        index = parse_int(text)
+        size = array.size  # type: ignore[attr-defined]
+        if not 0 <= index < size:
+            raise ValueError(f"index {index} out of range for {name} (size {size})")
+        return index
+
     def check(self, what: str, actual: int, op: str, expected_text: str, line: int) -> None:
         if op not in COMPARE:
             raise ValueError(f"unknown comparison '{op}'")
@@ -557,7 +566,8 @@ class StfRunner:
 
     def do_counter_read(self, stmt: CommandStmt) -> None:
         name, index_text, *check = stmt.words
-        packets, nbytes = self.extern("counters", name).read(parse_int(index_text))
+        counter = self.extern("counters", name)
+        packets, nbytes = counter.read(self.index(counter, index_text, name))
         self.result.log.append(f"{name}[{index_text}] = {packets} packets, {nbytes} bytes")
         if check:
             if len(check) != 3 or check[0] not in ("packets", "bytes"):
@@ -569,23 +579,26 @@ class StfRunner:
         match = re.fullmatch(r"([^(\s]+)\((\w+)\)", stmt.words[0])
         if not match:
             raise ValueError(f"check_counter: expected {usage_of('check_counter')}")
-        name, index = match.group(1), parse_int(match.group(2))
+        name = match.group(1)
+        counter = self.extern("counters", name)
+        index = self.index(counter, match.group(2), name)
         rest = stmt.words[1:]
         kind = rest.pop(0) if rest[0] in ("packets", "bytes") else "packets"
         if len(rest) != 2:
             raise ValueError(f"check_counter: expected {usage_of('check_counter')}")
-        packets, nbytes = self.extern("counters", name).read(index)
+        packets, nbytes = counter.read(index)
         actual = packets if kind == "packets" else nbytes
         self.check(f"{name}[{index}].{kind}", actual, rest[0], rest[1], stmt.line)
 
     def do_counter_write(self, stmt: CommandStmt) -> None:
         name, index, packets, nbytes = stmt.words
         counter = self.extern("counters", name)
-        counter.write(parse_int(index), parse_int(packets), parse_int(nbytes))
+        counter.write(self.index(counter, index, name), parse_int(packets), parse_int(nbytes))
 
     def do_register_read(self, stmt: CommandStmt) -> None:
         name, index_text, *check = stmt.words
-        value = self.extern("registers", name).read(parse_int(index_text))
+        register = self.extern("registers", name)
+        value = register.read(self.index(register, index_text, name))
         self.result.log.append(f"{name}[{index_text}] = {value}")
         if check:
             if len(check) != 2:
@@ -595,7 +608,7 @@ class StfRunner:
     def do_register_write(self, stmt: CommandStmt) -> None:
         name, index, value = stmt.words
         register = self.extern("registers", name)
-        register.write(parse_int(index), parse_int(value, register.width))
+        register.write(self.index(register, index, name), parse_int(value, register.width))
 
     def do_register_reset(self, stmt: CommandStmt) -> None:
         register = self.extern("registers", stmt.words[0])
@@ -604,7 +617,7 @@ class StfRunner:
 
     def do_meter_set_rates(self, stmt: CommandStmt) -> None:
         name, index, *rates = stmt.words
-        self.set_meter(name, [parse_int(index)], rates)
+        self.set_meter(name, [self.index(self.extern("meters", name), index, name)], rates)
 
     def do_meter_array_set_rates(self, stmt: CommandStmt) -> None:
         name, *rates = stmt.words

@@ -98,6 +98,7 @@ class ExprGen:
 
     def __init__(self, fx: FnCtx):
         self.fx = fx
+        self.lazy = 0  # > 0 while generating an operand that may not be evaluated
 
     # ------------------------------------------------------------------ places
 
@@ -176,14 +177,29 @@ class ExprGen:
     # ------------------------------------------------------------------ values
 
     def ex(self, e: ir.Expr) -> str:
-        """Python code for the value of e: a scalar, or a list of slot values for aggregates."""
+        """Python code for the value of e: a scalar, or a list of slot values for aggregates.
+        Code nested too deeply for Python's parser is computed into a temporary first, where
+        that cannot change what runs (not inside the lazy operands of ?:, && and ||)."""
         t = e.type
         if not self._is_scalar_type(t) and self.is_place(e):
             return self.place(e).span()
         method = getattr(self, "_ex_" + type(e).__name__, None)
         if method is None:
             raise unsupported(e, f"expression {type(e).__name__}")
-        return method(e)
+        code = method(e)
+        if not self.lazy and _paren_depth(code) > MAX_CODE_PARENS:
+            tmp = self.fx.temp()
+            self.fx.line(f"{tmp} = {code}")
+            return tmp
+        return code
+
+    def lazily(self, e: ir.Expr) -> str:
+        """Code for an operand that may not run (a branch of ?:, the right of && and ||)."""
+        self.lazy += 1
+        try:
+            return self.ex(e)
+        finally:
+            self.lazy -= 1
 
     @staticmethod
     def _is_scalar_type(t: P4Type | None) -> bool:
@@ -321,12 +337,12 @@ class ExprGen:
             return self._saturate(e, a, b)
         raise unsupported(e, f"operator {op}")
 
-    def _captured(self, e: ir.Expr) -> tuple[str, list[str]]:
+    def captured(self, e: ir.Expr, lazy: bool = False) -> tuple[str, list[str]]:
         """Code for e and the statement lines its evaluation needs (calls with copy-in/out),
         taken out of the function so the caller decides where they run."""
         lines = self.fx.lines
         mark = len(lines)
-        code = self.ex(e)
+        code = self.lazily(e) if lazy else self.ex(e)
         body = lines[mark:]
         del lines[mark:]
         return code, body
@@ -365,7 +381,7 @@ class ExprGen:
         not decide the result."""
         py = "and" if e.op == "&&" else "or"
         a = self.ex(e.left)
-        b, body = self._captured(e.right)
+        b, body = self.captured(e.right, lazy=True)
         if not body:
             return f"({a} {py} {b})"
         fx = self.fx
@@ -437,8 +453,8 @@ class ExprGen:
 
     def _ex_Ternary(self, e: ir.Ternary) -> str:
         c = self.ex(e.cond)
-        a, a_body = self._captured(e.then)
-        b, b_body = self._captured(e.other)
+        a, a_body = self.captured(e.then, lazy=True)
+        b, b_body = self.captured(e.other, lazy=True)
         if not a_body and not b_body:
             return f"({a} if {c} else {b})"
         fx = self.fx
@@ -523,6 +539,20 @@ class ExprGen:
 
     def _ex_DontCare(self, e: ir.DontCare) -> str:
         return "0"
+
+
+MAX_CODE_PARENS = 40  # deeper eager code goes into a temporary (Python allows 200)
+
+
+def _paren_depth(code: str) -> int:
+    depth = deepest = 0
+    for ch in code:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    return deepest
 
 
 def _is_constant_code(code: str) -> bool:

@@ -265,6 +265,8 @@ def _field_bits(place: Place, off: int, ft: object) -> str:
 
 # ---------------------------------------------------------------------------- parser
 
+DISPATCH_CHAIN = 8  # states per elif chain in a parser's dispatch
+
 
 def compile_parser(
     gen: CodeGen, decl: ir.ParserDecl, scope: Scope, prefix: str, sub: bool = False
@@ -291,15 +293,12 @@ def compile_parser(
     fx.level += 1
     fx.line("while True:")
     fx.level += 1
-    for i, state in enumerate(decl.states):
-        fx.line(f"{'if' if i == 0 else 'elif'} st == {i}:")
-        with fx.indent():
-            for s in state.stmts:
-                gen.stmts.stmt(fx, s)
-            _transition(gen, fx, state, states)
-    fx.line("else:")
+    timeout = gen.error_code("ParserTimeout")
+    fx.line("P.steps += 1")
+    fx.line("if P.steps > _parser_limit:")
     with fx.indent():
-        fx.line("break")
+        fx.line(f"raise _PErr({timeout})")
+    _dispatch(gen, fx, decl.states, 0, len(decl.states), states)
     fx.level -= 2
     oob = gen.error_code("StackOutOfBounds")
     if sub:
@@ -330,6 +329,30 @@ def compile_parser(
     fx.line("P.pos = pos")
     gen.functions.append(fx.source(f"def {fname}(S, P):"))
     return fname
+
+
+def _dispatch(gen: CodeGen, fx: FnCtx, all_states: list[ir.ParserState], lo: int, hi: int,
+              states: dict[str, int]) -> None:
+    """The code of states lo..hi-1, chosen by `st`: a binary search down to short elif chains,
+    so a parser with thousands of states nests only a few levels."""
+    if hi - lo > DISPATCH_CHAIN:
+        mid = (lo + hi) // 2
+        fx.line(f"if st < {mid}:")
+        with fx.indent():
+            _dispatch(gen, fx, all_states, lo, mid, states)
+        fx.line("else:")
+        with fx.indent():
+            _dispatch(gen, fx, all_states, mid, hi, states)
+        return
+    for i in range(lo, hi):
+        fx.line(f"{'if' if i == lo else 'elif'} st == {i}:")
+        with fx.indent():
+            for s in all_states[i].stmts:
+                gen.stmts.stmt(fx, s)
+            _transition(gen, fx, all_states[i], states)
+    fx.line("else:")
+    with fx.indent():
+        fx.line("break")
 
 
 def _always_aligned(decl: ir.ParserDecl) -> bool:

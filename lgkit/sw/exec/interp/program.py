@@ -17,6 +17,7 @@ from lgkit.sw.exec.interp.tablegen import build_table
 from lgkit.sw.exec.interp.tables import Table
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import error_at
+from lgkit.sw.lang.frontend.limits import deep_recursion
 from lgkit.sw.lang.types import EnumT, ExternT, P4Type, StructLikeT
 
 BLOCKS = ("parser", "verify", "ingress", "egress", "compute", "deparser")
@@ -83,7 +84,8 @@ def _main(program: ir.Program) -> ir.InstanceDecl:
 def compile_v1model(program: ir.Program) -> CompiledV1:
     """Generate and load the code of a checked program (P4Error on unsupported constructs)."""
     try:
-        return _compile(program)
+        with deep_recursion():
+            return _compile(program)
     except LayoutError as exc:
         raise error_at(program.loc, f"unsupported: {exc}") from None
 

@@ -42,6 +42,7 @@ class Ctx:
         "truncate",
         "dm",
         "count_len",
+        "steps",
     )
 
     def __init__(self, data: bytes, now: int):
@@ -58,6 +59,7 @@ class Ctx:
         self.truncate: int | None = None
         self.dm = 0
         self.count_len = len(data)
+        self.steps = 0  # parser state transitions so far (bounded: error.ParserTimeout)
 
 
 def read_bits(data: bytes, pos: int, width: int) -> int:

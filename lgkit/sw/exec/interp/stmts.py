@@ -89,13 +89,24 @@ class Stmts:
             fx.line(f"return {fx.eg.ex(s.value)}")
 
     def _st_If(self, fx: FnCtx, s: ir.If) -> None:
+        """An else-if chain becomes a flat Python elif chain (as long as each condition needs
+        no statements of its own), so long chains do not nest the generated code."""
         fx.line(f"if {fx.eg.ex(s.cond)}:")
         with fx.indent():
             self.block(fx, s.then)
-        if s.other is not None:
+        other = s.other
+        while isinstance(other, ir.If):
+            cond, body = fx.eg.captured(other.cond)
+            if body:
+                break
+            fx.line(f"elif {cond}:")
+            with fx.indent():
+                self.block(fx, other.then)
+            other = other.other
+        if other is not None:
             fx.line("else:")
             with fx.indent():
-                self.block(fx, s.other)
+                self.block(fx, other)
 
     def _st_CallStmt(self, fx: FnCtx, s: ir.CallStmt) -> None:
         fx.gen.calls.call_stmt(fx, s.call)

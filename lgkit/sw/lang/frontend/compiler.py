@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.check import check_program
 from lgkit.sw.lang.frontend.diagnostics import P4Error, error_at
+from lgkit.sw.lang.frontend.limits import check_nesting, deep_recursion
 from lgkit.sw.lang.frontend.parser import parse_program
 from lgkit.sw.lang.frontend.preprocess import needs_preprocessing, preprocess
-
-RECURSION_LIMIT = 10000  # deep else-if chains and long expressions are trees as deep
 
 
 @dataclass
@@ -36,6 +34,8 @@ def compile_file(
     defines: dict[str, str] | None = None,
 ) -> CompiledProgram:
     """Compile a P4 file, with extra include directories and -D defines. Raises P4Error."""
+    if Path(path).exists() and not Path(path).is_file():
+        raise error_at(ir.Loc(path, 1, 1), f"cannot read {path}: not a regular file")
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -45,17 +45,14 @@ def compile_file(
 
 
 def _compile_preprocessed(source: str, filename: str) -> CompiledProgram:
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
-    try:
+    with deep_recursion():
         return _parse_and_check(source, filename)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def _parse_and_check(source: str, filename: str) -> CompiledProgram:
     try:
         program = parse_program(source, filename)
+        check_nesting(program)
         check_program(program)
     except P4Error:
         raise

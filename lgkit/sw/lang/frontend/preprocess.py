@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pcpp
@@ -12,6 +13,7 @@ import pcpp
 from lgkit.sw.lang.frontend.diagnostics import MAX_ERRORS, Diagnostic, P4Error
 from lgkit.sw.lang.ir import Loc
 
+MAX_INCLUDE_DEPTH = 64
 P4INCLUDE_DIR = str(Path(__file__).resolve().parent.parent / "p4include")
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?!line\b)[A-Za-z]", re.MULTILINE)
@@ -31,6 +33,26 @@ class _Preprocessor(pcpp.Preprocessor):
 
     def on_error(self, file: str, line: int, msg: str) -> None:
         self._report(file, line, msg)
+
+    def include(self, tokens: list, original_line: list) -> Iterator[object]:
+        """#include, refusing loops (nesting deeper than MAX_INCLUDE_DEPTH)."""
+        where = (tokens[0].source, tokens[0].lineno) if tokens else (None, None)
+        if self.include_depth > MAX_INCLUDE_DEPTH:
+            self._report(*where, f"#include nested more than {MAX_INCLUDE_DEPTH} files deep "
+                         "(does a file include itself?)")
+            return
+        self._include_at: tuple[str | None, int | None] | None = where
+        yield from super().include(tokens, original_line)
+
+    def on_file_open(self, is_system_include: bool, includepath: str) -> io.TextIOBase:
+        """Open an included file; a device, FIFO or directory is refused (it could block)."""
+        if os.path.exists(includepath) and not os.path.isfile(includepath):
+            if self._include_at is not None:
+                self._report(*self._include_at,
+                             f"cannot include '{includepath}': not a regular file")
+                self._include_at = None
+            return io.StringIO("")
+        return super().on_file_open(is_system_include, includepath)
 
     def on_comment(self, tok: object) -> bool:
         return True
