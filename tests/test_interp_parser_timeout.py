@@ -14,7 +14,10 @@ struct headers { h_t h; }
 struct metadata { }
 parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
                 inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition select(hdr.h.kind) { 1: spin; 2: s0; default: accept; } }
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.kind) { 1: spin; 2: s0; default: accept; }
+    }
     state spin { transition spin; }
     state s0 { transition s1; }
     state s1 { transition s2; }
