@@ -567,7 +567,7 @@ def random_program(seed: int, n_inputs: int = 5, n_locals: int = 2, n_outputs: i
     outputs = [(f"r{i}", BOOL if rng.random() < 0.1 else g.ty()) for i in range(n_outputs)]
     stmts += [AssignOut(n, t, g.expr(t, depth)) for n, t in outputs]
     for n, t in outputs:
-        if t.width >= 2 and not t.signed and rng.random() < 0.3:  # p4c-bm2-ss rejects int slices as lvalues
+        if t.width >= 2 and not t.signed and rng.random() < 0.3:  # no int<W> slice targets
             lo = rng.randint(0, t.width - 1)
             hi = rng.randint(lo, t.width - 1)
             stmts.append(AssignOut(n, t, g.expr(Ty(hi - lo + 1), depth), hi, lo))
