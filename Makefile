@@ -11,6 +11,8 @@ setup:
 lint: setup
 	$(VENV)/bin/ruff check lgkit tests
 
+# make test also installs the tools only tests use (shellcheck, vagrant; see scripts/setup.sh).
+test: export LGKIT_TEST_TOOLS := 1
 test: lint
 	$(PY) -m pytest -q -rs -p no:cacheprovider tests
 

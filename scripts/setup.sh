@@ -2,9 +2,14 @@
 # Install what the kit needs on Debian 12 / Ubuntu 24.04 (as root); quick and silent when done.
 #
 # 1. Debian packages, only the missing ones (apt-get update runs only when something is missing).
+#    The names are the same on Debian 12 and Ubuntu 24.04. With LGKIT_TEST_TOOLS=1 (`make test`
+#    sets it) also the tools only tests use, where the distribution packages them: shellcheck,
+#    vagrant (Debian 12 has it; Ubuntu 24.04 does not, and tests/test_vm_vagrantfile.py skips).
 # 2. .venv made with the system python3, requirements.lock installed, then the kit in editable mode.
 #    A stamp file (.venv/.lgkit-setup.sha256, hash of requirements.lock + pyproject.toml) makes a
-#    second run install nothing.
+#    second run install nothing. Only the venv's pip installs Python packages, so PEP 668 (Debian
+#    12, Ubuntu 24.04) does not apply. Python 3.12 (Ubuntu 24.04) has no distutils, which Mininet
+#    2.3.0 imports: pyproject.toml adds setuptools, whose shim provides it, on Python >= 3.12.
 # 3. Mininet (a Debian package, pure Python) is made importable in .venv by ONE symlink:
 #    .venv/lib/pythonX.Y/site-packages/mininet -> the system package directory. No other system
 #    package leaks into the venv (we do not use --system-site-packages).
@@ -19,29 +24,42 @@ SYSTEM_PYTHON=/usr/bin/python3
 
 APT_PACKAGES=(python3-venv mininet bridge-utils net-tools iputils-ping iperf3 redis-server
               nftables iproute2 ethtool tcpdump procps psmisc)
+TEST_TOOLS=(shellcheck vagrant)
 
 say() { echo "setup: $*"; }
 
-missing_apt_packages() {
-    local status
-    for pkg in "${APT_PACKAGES[@]}"; do
+missing_packages() {
+    local status pkg
+    for pkg in "$@"; do
         status="$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)"
         [[ "$status" == ii* ]] || echo "$pkg"
     done
 }
 
+packaged() { [[ "$(apt-cache policy "$1" 2>/dev/null)" =~ Candidate:\ [0-9] ]]; }
+
 install_apt_packages() {
-    local missing
-    mapfile -t missing < <(missing_apt_packages)
-    ((${#missing[@]} == 0)) && return 0
-    if [[ $EUID -ne 0 ]]; then
-        echo "setup: missing Debian packages: ${missing[*]}; run 'make setup' as root" >&2
-        exit 1
+    local missing tools=() pkg
+    mapfile -t missing < <(missing_packages "${APT_PACKAGES[@]}")
+    if [[ "${LGKIT_TEST_TOOLS:-0}" == 1 && $EUID -eq 0 ]]; then
+        mapfile -t tools < <(missing_packages "${TEST_TOOLS[@]}")
     fi
+    ((${#missing[@]} + ${#tools[@]} == 0)) && return 0
+    if ((${#missing[@]})); then
+        if [[ $EUID -ne 0 ]]; then
+            echo "setup: missing Debian packages: ${missing[*]}; run 'make setup' as root" >&2
+            exit 1
+        fi
+        apt-get update -qq
+    fi
+    for pkg in "${tools[@]}"; do
+        if packaged "$pkg"; then missing+=("$pkg"); fi
+    done
+    ((${#missing[@]} == 0)) && return 0
     say "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # redis-server is started by the kit itself; keep the package's service from starting.
+    # The kit starts its own redis-server (port 6390); the package's service, where systemd starts
+    # it (Ubuntu), listens on 6379 and does not interfere.
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
