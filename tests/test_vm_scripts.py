@@ -48,7 +48,7 @@ def shell_words(text: str, pattern: str) -> set[str]:
 def test_no_vm_script_duplicates_what_setup_sh_installs() -> None:
     setup = (ROOT / "scripts/setup.sh").read_text()
     kit_packages = shell_words(setup, r"^(?:APT_PACKAGES|TEST_TOOLS)=\(([^)]*)\)")
-    assert {"mininet", "iperf3", "redis-server", "nftables", "tcpdump", "shellcheck"} <= kit_packages
+    assert {"mininet", "iperf3", "redis-server", "nftables", "shellcheck"} <= kit_packages
     for script in VM_SCRIPTS:
         text = script.read_text()
         vm_packages = (shell_words(text, r"^\w+_PACKAGES=\(([^)]*)\)")

@@ -15,7 +15,7 @@ VAGRANTFILE = ROOT / "Vagrantfile"
 
 needs_vagrant = pytest.mark.skipif(
     shutil.which("vagrant") is None,
-    reason="vagrant not installed (Debian 12: `make test` installs it; Ubuntu 24.04 has no package)")
+    reason="vagrant not installed (`make test` installs it on Debian 12; Ubuntu 24.04 lacks it)")
 
 
 def validate(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess:
@@ -64,3 +64,13 @@ def test_jupyter_is_forwarded_to_the_hosts_localhost_only() -> None:
     port = re.search(r"^JUPYTER_PORT = (\d+)$", VAGRANTFILE.read_text(), re.M)
     served = re.search(r"^PORT=(\d+)$", (ROOT / "vagrant/jupyter.sh").read_text(), re.M)
     assert port and served and port.group(1) == served.group(1)
+
+
+def test_the_readme_vm_commands_match_the_vagrantfile() -> None:
+    section = (ROOT / "README.md").read_text().split("## Reproduce in a VM\n")[1].split("\n## ")[0]
+    guest = re.search(r'^GUEST_DIR = "(.+)"$', VAGRANTFILE.read_text(), re.M)
+    assert guest is not None and f"\ncd {guest.group(1)} " in section
+    assert "\nsudo vagrant/jupyter.sh " in section
+    assert os.access(ROOT / "vagrant/jupyter.sh", os.X_OK)
+    for name in ("LGKIT_VM_CPUS", "LGKIT_VM_MEMORY_MB"):
+        assert name in section and f'setting("{name}"' in VAGRANTFILE.read_text()
