@@ -1,8 +1,9 @@
-"""Corruption injectors: nft numgen drop measured against its rate, netem detected, GE maths."""
+"""Corruption injectors: nft and netem drops measured against their models, tc lines, GE maths."""
 
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import pytest
@@ -24,6 +25,16 @@ PINGS = 2000
 RATE = 0.2
 BOUND = 5 * math.sqrt(RATE * (1 - RATE) / PINGS)
 "Five binomial standard deviations (a false failure about once in two million runs)."
+IID = LossModel(RATE)
+GE = LossModel(RATE, "ge", bad_loss=0.8, mean_burst=4)
+"Bursty 20%: bad 1/4 of the time, losing 80% there. bad_loss != 0.5 tells 1-h from h."
+
+
+def needs_netem() -> None:
+    """Skip, with the probe's reason, where the kernel has no sch_netem."""
+    available, why = netem_status()
+    if not available:
+        pytest.skip(f"netem: unavailable ({why})")
 
 
 def test_gilbert_elliott_parameters_give_the_mean_rate() -> None:
@@ -43,19 +54,21 @@ def test_loss_model_rejects_bad_values() -> None:
         LossModel(0.1, "pareto")
 
 
-def _measure(injector_name: str, lines: list[str]) -> tuple[float, float]:
+def _measure(injector_name: str, lines: list[str],
+             model: LossModel = IID) -> tuple[float, int, list[bool]]:
+    """(B - C) / B and B over PINGS pings h1 -> h3, and per ping whether it got no reply."""
     network = KitNetwork(load_spec("fig7"), "lxbr")
     injector = None
     try:
         network.start()
-        injector = make_injector(injector_name, network.wire_ports(), LossModel(RATE),
-                                 log=lines.append)
+        injector = make_injector(injector_name, network.wire_ports(), model, log=lines.append)
         injector.start()
         h1, h3 = network.node("h1"), network.node("h3")
         b0, c0 = network.counter("B"), network.counter("C")
-        h1.cmd(f"ping -q -c {PINGS} -i 0.001 -W 1", h3.IP())
+        out = h1.cmd(f"ping -c {PINGS} -i 0.001 -W 1", h3.IP())
         b, c = network.counter("B") - b0, network.counter("C") - c0
-        return (b - c) / b, b
+        replied = {int(seq) for seq in re.findall(r"icmp_seq=(\d+) ", out)}
+        return (b - c) / b, b, [seq not in replied for seq in range(1, PINGS + 1)]
     finally:
         if injector is not None:
             injector.stop()
@@ -65,9 +78,10 @@ def _measure(injector_name: str, lines: list[str]) -> tuple[float, float]:
 @needs_root
 def test_nft_injector_loses_the_configured_share(mininet_lock) -> None:  # noqa: F811
     lines: list[str] = []
-    loss, frames = _measure("nft", lines)
+    loss, frames, lost = _measure("nft", lines)
     assert frames >= PINGS
     assert abs(loss - RATE) < BOUND, (loss, lines)
+    assert abs(sum(lost) / PINGS - RATE) < BOUND, lines
     assert any(line.startswith("injector: nft numgen drop on lgw1-eth1") for line in lines)
     assert_machine_clean()
 
@@ -76,7 +90,7 @@ def test_nft_injector_loses_the_configured_share(mininet_lock) -> None:  # noqa:
 def test_auto_choice_says_why_netem_is_passed_over(mininet_lock) -> None:  # noqa: F811
     available, why = netem_status()
     lines: list[str] = []
-    loss, _ = _measure("auto", lines)
+    loss, _, _ = _measure("auto", lines)
     assert abs(loss - RATE) < BOUND
     if available:
         assert lines[-1].startswith("injector: netem")
@@ -123,11 +137,47 @@ def test_nft_gilbert_elliott_keeps_its_mean_for_open_loop_traffic(mininet_lock) 
     assert_machine_clean()
 
 
-def test_netem_arguments_for_both_models() -> None:
-    iid = NetemInjector.loss_args(LossModel(0.01))
-    assert iid == ["loss", "random", "1.000000%"]
-    ge = NetemInjector.loss_args(LossModel(0.01, "ge", bad_loss=0.5, mean_burst=4))
-    assert ge[:2] == ["loss", "gemodel"]
-    p, r, bad, good = (float(x.rstrip("%")) / 100 for x in ge[2:])
+def test_netem_tc_command_lines_for_both_models() -> None:
+    iid = NetemInjector.qdisc_argv("lgw1-eth2", LossModel(0.01))
+    assert iid == ["tc", "qdisc", "replace", "dev", "lgw1-eth2", "root", "netem",
+                   "loss", "random", "1.000000%"]
+    # p = r * pi / (1 - pi) with r = 1/4 and pi = 0.2 / 0.8 = 1/4: p = 1/12
+    ge = NetemInjector.qdisc_argv("lgw1-eth2", GE)
+    assert ge == ["tc", "qdisc", "replace", "dev", "lgw1-eth2", "root", "netem",
+                  "loss", "gemodel", "8.333333%", "25.000000%", "80.000000%", "0%"]
+    small = NetemInjector.qdisc_argv("x", LossModel(0.01, "ge", bad_loss=0.5, mean_burst=4))
+    p, r, bad, good = (float(x.rstrip("%")) / 100 for x in small[9:])
     assert (r, bad, good) == (0.25, 0.5, 0.0)
-    assert p / (p + r) * bad == pytest.approx(0.01)
+    assert p / (p + r) * bad == pytest.approx(0.01, rel=1e-5)
+
+
+@needs_root
+def test_netem_iid_loses_the_configured_share(mininet_lock) -> None:  # noqa: F811
+    needs_netem()
+    lines: list[str] = []
+    loss, frames, lost = _measure("netem", lines)
+    assert frames >= PINGS
+    assert abs(loss - RATE) < BOUND, (loss, lines)
+    assert abs(sum(lost) / PINGS - RATE) < BOUND, lines
+    assert lines == ["injector: netem on lgw1-eth2 egress, i.i.d. 0.2"]
+    assert_machine_clean()
+
+
+@needs_root
+def test_netem_gilbert_elliott_gives_its_mean_and_its_bursts(mininet_lock) -> None:  # noqa: F811
+    """Per packet, netem's chain: the mean within 5 sigmas of a Markov-modulated Bernoulli sum,
+    and P(lost | previous lost) = (1 - r) * bad_loss = 0.6, where i.i.d. losses would give 0.2."""
+    needs_netem()
+    lines: list[str] = []
+    loss, frames, lost = _measure("netem", lines, GE)
+    pi, r, bad = GE.bad_share, GE.p_bad_to_good, GE.bad_loss
+    keep = 1 - GE.p_good_to_bad - r  # correlation of the state from one packet to the next
+    variance = RATE * (1 - RATE) + 2 * bad * bad * pi * (1 - pi) * keep / (1 - keep)
+    assert frames >= PINGS
+    assert abs(loss - RATE) < 5 * math.sqrt(variance / PINGS), (loss, lines)
+    after_loss = [now for before, now in zip(lost, lost[1:], strict=False) if before]
+    burst = (1 - r) * bad
+    assert abs(sum(after_loss) / len(after_loss) - burst) < 5 * math.sqrt(
+        burst * (1 - burst) / (PINGS * RATE)), lines
+    assert lines[0].startswith("injector: netem on lgw1-eth2 egress, Gilbert-Elliott mean 0.2")
+    assert_machine_clean()

@@ -92,18 +92,20 @@ class NetemInjector:
         self.iface, self.model = iface, model
 
     @staticmethod
-    def loss_args(m: LossModel) -> list[str]:
-        """netem's loss arguments for a model."""
+    def qdisc_argv(iface: str, m: LossModel) -> list[str]:
+        """The `tc` command line that puts netem with the model's loss on an interface's egress."""
         if m.kind == "iid":
-            return ["loss", "random", f"{m.rate * 100:.6f}%"]
-        # gemodel p r 1-h 1-k: 1-h is the loss probability in the bad state, 1-k in the good one
-        return ["loss", "gemodel", f"{m.p_good_to_bad * 100:.6f}%", f"{m.p_bad_to_good * 100:.6f}%",
-                f"{m.bad_loss * 100:.6f}%", "0%"]
+            loss = ["random", f"{m.rate * 100:.6f}%"]
+        else:
+            # gemodel p r 1-h 1-k: p good->bad, r bad->good, 1-h the loss probability in the bad
+            # state, 1-k in the good one (iproute2 turns 1-h into the kernel's h)
+            loss = ["gemodel", f"{m.p_good_to_bad * 100:.6f}%", f"{m.p_bad_to_good * 100:.6f}%",
+                    f"{m.bad_loss * 100:.6f}%", "0%"]
+        return ["tc", "qdisc", "replace", "dev", iface, "root", "netem", "loss", *loss]
 
     def start(self) -> None:
         """Attach the netem qdisc."""
-        done = _run("tc", "qdisc", "replace", "dev", self.iface, "root", "netem",
-                    *self.loss_args(self.model))
+        done = _run(*self.qdisc_argv(self.iface, self.model))
         if done.returncode:
             raise InjectorUnavailable(f"netem: unavailable ({done.stderr.strip()})")
 
