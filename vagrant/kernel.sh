@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Kernel modules the experiments use: tcp_dctcp and sch_netem (Ubuntu ships them in
-# linux-modules-extra for the running kernel), and Soft-RoCE (rdma_rxe) where the kernel has it.
+# linux-modules-extra for the running kernel, installed here), and Soft-RoCE (rdma_rxe) where the
+# kernel has it.
 # Each is loaded now and listed in /etc/modules-load.d/lgkit.conf so that it loads at boot.
 set -euo pipefail
 # shellcheck source=vagrant/lib.sh
@@ -22,16 +23,20 @@ load() {
     fi
 }
 
-missing=()
-for module in "${MODULES[@]}"; do
-    available "$module" || missing+=("$module")
-done
-if ((${#missing[@]})); then
-    say "${missing[*]} not in the base modules of $KERNEL"
-    apt_install "linux-modules-extra-$KERNEL"
+extra="linux-modules-extra-$KERNEL"
+if installed "$extra"; then
+    say "already installed: $extra"
 else
-    say "already available in $KERNEL: ${MODULES[*]}"
+    apt_update
+    if packaged "$extra"; then
+        apt_install "$extra"
+    else
+        say "no $extra package: kernel $KERNEL keeps its base modules"
+    fi
 fi
+for module in "${MODULES[@]}"; do
+    available "$module" || die "kernel $KERNEL has no $module module"
+done
 
 boot=("${MODULES[@]}")
 if available rdma_rxe; then

@@ -11,6 +11,9 @@ die() {
 # Whether a Debian package is installed.
 installed() { [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == ii* ]]; }
 
+# Whether the distribution has a candidate version of a Debian package.
+packaged() { [[ "$(apt-cache policy "$1" 2>/dev/null)" =~ Candidate:\ [0-9] ]]; }
+
 APT_UPDATED=0
 
 # apt-get update once per provisioning run, or again after a source was added (APT_UPDATED=0).
