@@ -125,7 +125,29 @@ control MyIngress(inout headers hdr, inout metadata meta,
 
 control MyEgress(inout headers hdr, inout metadata meta,
                  inout standard_metadata_t standard_metadata) {
-    apply { }
+    /* ECN for DCTCP: an ECN-capable IPv4 packet that found its egress queue at or above the
+     * threshold (packets, BMv2's enq_qdepth unit; 0 = off) is marked CE. The threshold is the
+     * default action's parameter, set at run time over P4Runtime. */
+    bit<19> ecn_threshold = 0;
+
+    action set_ecn_threshold(bit<19> qdepth) {
+        ecn_threshold = qdepth;
+    }
+
+    table ecn {
+        actions = {
+            set_ecn_threshold;
+        }
+        default_action = set_ecn_threshold(0);
+    }
+
+    apply {
+        ecn.apply();
+        if (hdr.ipv4.isValid() && hdr.ipv4.diffserv[1:0] != 0 && ecn_threshold != 0
+            && standard_metadata.enq_qdepth >= ecn_threshold) {
+            hdr.ipv4.diffserv[1:0] = 3;
+        }
+    }
 }
 
 control MyComputeChecksum(inout headers hdr, inout metadata meta) {

@@ -43,7 +43,7 @@ def basic() -> p4i.P4Info:
 def test_basic_program_names_and_p4c_ids(basic: p4i.P4Info) -> None:
     tables = by_name(basic.tables)
     actions = by_name(basic.actions)
-    assert set(tables) == {"MyIngress.dmac", "MyIngress.ipv4_lpm"}
+    assert set(tables) == {"MyIngress.dmac", "MyIngress.ipv4_lpm", "MyEgress.ecn"}
     assert tables["MyIngress.ipv4_lpm"].preamble.id == 37375156
     assert actions["NoAction"].preamble.id == 21257015
     assert set(actions) == {
@@ -51,6 +51,7 @@ def test_basic_program_names_and_p4c_ids(basic: p4i.P4Info) -> None:
         "MyIngress.drop",
         "MyIngress.set_port",
         "MyIngress.ipv4_forward",
+        "MyEgress.set_ecn_threshold",
     }
     for name, table in tables.items():
         assert table.preamble.id == hashed(TABLE, name)
@@ -270,7 +271,8 @@ def test_compile_writes_parseable_p4info_and_config(tmp_path: Path) -> None:
     assert main(["compile", str(ROOT / "p4" / "basic.p4"), "--out", str(tmp_path)]) == 0
     text = (tmp_path / "basic.p4info.txt").read_text()
     parsed = text_format.Parse(text, p4i.P4Info())
-    assert {t.preamble.name for t in parsed.tables} == {"MyIngress.dmac", "MyIngress.ipv4_lpm"}
+    assert {t.preamble.name for t in parsed.tables} == {"MyIngress.dmac", "MyIngress.ipv4_lpm",
+                                                        "MyEgress.ecn"}
     assert '"format": "lgkit-device-config"' in (tmp_path / "basic.json").read_text()
 
 

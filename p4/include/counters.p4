@@ -36,4 +36,8 @@ register<bit<32>>(LG_PORTS) lg_rx_buf_pkts;
 register<bit<32>>(LG_PORTS) lg_rx_buf_max_bytes;
 register<bit<32>>(LG_PORTS) lg_rx_buf_max_pkts;
 
+/* The largest enq_qdepth (packets) of a packet leaving a port since the control plane last wrote
+ * 0 here: the queue-depth series of Fig. 9 (a poller reads and clears it). */
+register<bit<32>>(LG_PORTS) lg_qdepth_max;
+
 #endif
