@@ -20,8 +20,19 @@ class WorkloadError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Interval:
+    """One report interval of a flow (all parallel streams together)."""
+
+    start_s: float
+    end_s: float
+    mbps: float
+    "Bits the sender sent in the interval per second, in Mb/s."
+    retransmits: int
+
+
+@dataclass(frozen=True)
 class TcpResult:
-    """What one iperf3 TCP flow achieved."""
+    """What one iperf3 TCP run (one or several parallel streams) achieved."""
 
     congestion: str
     seconds: float
@@ -30,12 +41,13 @@ class TcpResult:
     retransmits: int
     "TCP segments the sender retransmitted."
     bytes_received: int
-    intervals: tuple[tuple[float, float, int], ...] = ()
-    "(start s, end s, retransmissions) of each report interval (1 s)."
+    intervals: tuple[Interval, ...] = ()
+    "Each report interval (`interval_s` long)."
+    streams: int = 1
 
     def retransmits_from(self, start_s: float) -> int:
         """Retransmissions in the intervals that begin at or after start_s."""
-        return sum(retx for begin, _, retx in self.intervals if begin >= start_s)
+        return sum(i.retransmits for i in self.intervals if i.start_s >= start_s)
 
 
 def congestion_status(name: str) -> tuple[bool, str]:
@@ -52,7 +64,7 @@ def congestion_status(name: str) -> tuple[bool, str]:
 
 
 def parse_report(report: dict, congestion: str) -> TcpResult:
-    """Extract goodput and retransmissions from iperf3's JSON (client side, -J)."""
+    """Extract goodput, retransmissions and intervals from iperf3's JSON (client side, -J)."""
     if "error" in report:
         raise WorkloadError(f"iperf3: {report['error']}")
     end = report["end"]
@@ -64,9 +76,12 @@ def parse_report(report: dict, congestion: str) -> TcpResult:
         retransmits=int(end["sum_sent"].get("retransmits", 0)),
         bytes_received=int(received["bytes"]),
         intervals=tuple(
-            (float(i["sum"]["start"]), float(i["sum"]["end"]), int(i["sum"].get("retransmits", 0)))
+            Interval(float(i["sum"]["start"]), float(i["sum"]["end"]),
+                     float(i["sum"].get("bits_per_second", 0.0)) / 1e6,
+                     int(i["sum"].get("retransmits", 0)))
             for i in report.get("intervals", [])
         ),
+        streams=len(report.get("start", {}).get("connected", [])) or 1,
     )
 
 
@@ -91,26 +106,48 @@ class IperfServer:
         naming.pid_file("iperf3", f"{self.host.name}-{self.port}").unlink(missing_ok=True)
 
 
+class TcpFlow:
+    """A running iperf3 client: start() returns at once, wait() parses its report."""
+
+    def __init__(self, client, server_ip: str, seconds: float, congestion: str = "cubic",
+                 port: int = IPERF_PORT, parallel: int = 1, interval_s: float = 1.0) -> None:
+        ok, why = congestion_status(congestion)
+        if not ok:
+            raise WorkloadError(why)
+        if parallel < 1:
+            raise WorkloadError("parallel flows must be at least 1")
+        self.client, self.seconds, self.congestion = client, seconds, congestion
+        self.argv = ["iperf3", "-c", server_ip, "-p", str(port), "-t", f"{seconds:g}", "-J",
+                     "-C", congestion, "-P", str(parallel), "-i", f"{interval_s:g}"]
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> TcpFlow:
+        """Start the client in its host."""
+        self.process = self.client.popen(self.argv, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+        naming.write_pid("iperf3", f"{self.client.name}-client", self.process.pid)
+        return self
+
+    def wait(self) -> TcpResult:
+        """Wait for the client to finish and parse its JSON report."""
+        assert self.process is not None, "start() first"
+        try:
+            out, err = self.process.communicate(timeout=self.seconds + 30)
+        except subprocess.TimeoutExpired as exc:
+            self.process.kill()
+            raise WorkloadError("iperf3 client did not finish") from exc
+        finally:
+            naming.pid_file("iperf3", f"{self.client.name}-client").unlink(missing_ok=True)
+        try:
+            report = json.loads(out)
+        except json.JSONDecodeError as exc:
+            raise WorkloadError(f"iperf3 gave no JSON: {err.decode(errors='replace')[:300]}") \
+                from exc
+        return parse_report(report, self.congestion)
+
+
 def run_tcp(client, server_ip: str, seconds: float, congestion: str = "cubic",
-            port: int = IPERF_PORT) -> TcpResult:
-    """Run one TCP flow from client to an iperf3 server at server_ip; parse its JSON report."""
-    ok, why = congestion_status(congestion)
-    if not ok:
-        raise WorkloadError(why)
-    argv = ["iperf3", "-c", server_ip, "-p", str(port), "-t", f"{seconds:g}", "-J",
-            "-C", congestion]
-    proc = client.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    naming.write_pid("iperf3", f"{client.name}-client", proc.pid)
-    try:
-        out, err = proc.communicate(timeout=seconds + 30)
-    except subprocess.TimeoutExpired as exc:
-        proc.kill()
-        raise WorkloadError("iperf3 client did not finish") from exc
-    finally:
-        naming.pid_file("iperf3", f"{client.name}-client").unlink(missing_ok=True)
-    try:
-        report = json.loads(out)
-    except json.JSONDecodeError as exc:
-        raise WorkloadError(f"iperf3 gave no JSON: {err.decode(errors='replace')[:300]}") \
-            from exc
-    return parse_report(report, congestion)
+            port: int = IPERF_PORT, parallel: int = 1, interval_s: float = 1.0) -> TcpResult:
+    """Run a TCP flow (or `parallel` streams) from client to an iperf3 server at server_ip."""
+    return TcpFlow(client, server_ip, seconds, congestion, port, parallel, interval_s) \
+        .start().wait()

@@ -1,0 +1,131 @@
+"""The FCT workload: server and client on loopback, closed and open loop, new and persistent
+connections, the CSV records and the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import random
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lgkit.workloads import fct
+from lgkit.workloads.fct import ClientPlan, FctClient, FlowRecord, offered_rate
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def server_port() -> int:
+    """A FCT server on 127.0.0.1 (ephemeral port) in a background event loop."""
+    ready = threading.Event()
+    port: list[int] = []
+    loop = asyncio.new_event_loop()
+
+    def on_ready(p: int) -> None:
+        port.append(p)
+        ready.set()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        task = loop.create_task(fct.serve("127.0.0.1", 0, "cubic", on_ready))
+        try:
+            loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    yield port[0]
+    for task in asyncio.all_tasks(loop):
+        loop.call_soon_threadsafe(task.cancel)
+    thread.join(5)
+
+
+def _run(plan: ClientPlan) -> list[FlowRecord]:
+    records: list[FlowRecord] = []
+    asyncio.run(FctClient(plan, records.append).run())
+    return records
+
+
+def test_closed_loop_fixed_size_on_new_connections(server_port: int) -> None:
+    records = _run(ClientPlan("127.0.0.1", server_port, 40, lambda rng: 24_387,
+                              congestion="cubic"))
+    assert [r.flow for r in records] == list(range(40))
+    assert all(r.size_bytes == 24_387 and r.new_conn and not r.error for r in records)
+    assert all(r.fct_us > 0 and r.connect_us > 0 and r.rto_us > 0 for r in records)
+    starts = [r.start_s for r in records]
+    assert starts == sorted(starts)
+    # closed loop: a flow starts only after the previous one finished
+    for previous, current in zip(records, records[1:], strict=False):
+        assert current.start_s >= previous.start_s + previous.fct_us / 1e6
+
+
+def test_persistent_connection_is_reused_and_tiny_flows_carry_the_header(
+        server_port: int) -> None:
+    records = _run(ClientPlan("127.0.0.1", server_port, 30, lambda rng: 3, persistent=True))
+    assert [r.new_conn for r in records] == [True] + [False] * 29
+    assert all(r.size_bytes == fct.MIN_SIZE and not r.error for r in records)
+    assert all(r.connect_us == 0 for r in records[1:])
+
+
+def test_open_loop_poisson_arrivals(server_port: int) -> None:
+    rate = 400.0
+    records = _run(ClientPlan("127.0.0.1", server_port, 400, lambda rng: 1000,
+                              rate_per_s=rate, seed=5))
+    assert len(records) == 400 and not any(r.error for r in records)
+    sched = sorted(r.sched_s for r in records)
+    gaps = [b - a for a, b in zip(sched, sched[1:], strict=False)]
+    mean_gap = sum(gaps) / len(gaps)
+    # exponential gaps with mean 1/rate: the mean of 399 is within 4 standard errors
+    assert abs(mean_gap - 1 / rate) < 4 * (1 / rate) / len(gaps) ** 0.5
+    assert all(r.start_s >= r.sched_s - 1e-3 for r in records)
+    # the same seed gives the same arrival times
+    again = _run(ClientPlan("127.0.0.1", server_port, 400, lambda rng: 1000,
+                            rate_per_s=rate, seed=5))
+    assert sorted(r.sched_s for r in again) == sched
+
+
+def test_unreachable_server_is_recorded_as_errors() -> None:
+    records = _run(ClientPlan("127.0.0.1", 1, 3, lambda rng: 100))
+    assert len(records) == 3 and all(r.error.startswith("ConnectionRefusedError")
+                                     for r in records)
+
+
+def test_offered_rate_matches_the_load() -> None:
+    assert offered_rate(0.5, 10.0, 1250.0) == pytest.approx(500.0)
+
+
+def test_command_line_server_and_client_write_the_csv(tmp_path: Path) -> None:
+    env_python = sys.executable
+    server = subprocess.Popen([env_python, "-m", "lgkit.workloads.fct", "server", "--bind",
+                               "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE, text=True,
+                              cwd=REPO)
+    try:
+        port = json.loads(server.stdout.readline())["listening"]
+        out = tmp_path / "flows.csv"
+        done = subprocess.run([env_python, "-m", "lgkit.workloads.fct", "client", "--server",
+                               "127.0.0.1", "--port", str(port), "--flows", "25", "--cdf",
+                               "google_rpc", "--seed", "3", "--out", str(out)],
+                              capture_output=True, text=True, cwd=REPO, timeout=60)
+    finally:
+        server.terminate()
+        server.wait(5)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["flows"] == 25 and summary["errors"] == 0
+    rows = list(csv.DictReader(out.open()))
+    assert [r["flow"] for r in rows] == [str(i) for i in range(25)]
+    assert list(rows[0]) == fct.COLUMNS
+    rng = random.Random(3)
+    from lgkit.workloads.cdf import load_cdf
+
+    dist = load_cdf("google_rpc")
+    assert [int(r["size_bytes"]) for r in rows] == [dist.sample(rng, fct.MIN_SIZE)
+                                                     for _ in range(25)]
