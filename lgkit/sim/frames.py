@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import struct
 from dataclasses import dataclass
 
@@ -103,3 +104,32 @@ def parse_lg(frame: bytes) -> LgWire | None:
         if inner == b"\x08\x00":
             fields["inner_id"] = struct.unpack_from("!I", frame, at + 2 + 28)[0]
     return LgWire(**fields)  # type: ignore[arg-type]
+
+
+class FrameStream:
+    """Test frames h1 -> h2 with ids first_id, first_id + 1, ...: sizes drawn from `mix`, a
+    sequence of (size, weight) (seeded), each frame patched from a per-size template."""
+
+    def __init__(self, src: tuple[str, str], dst: tuple[str, str],
+                 mix: tuple[tuple[int, float], ...] = ((1514, 1.0),), seed: int = 0,
+                 first_id: int = 0) -> None:
+        if not mix or any(not ID_OFFSET + 4 <= size <= 9000 or w <= 0 for size, w in mix):
+            raise ValueError(f"frame mix needs sizes in {ID_OFFSET + 4}..9000, weights > 0")
+        (smac, sip), (dmac, dip) = src, dst
+        self.templates = {size: udp_frame(smac, dmac, sip, dip, 0, size) for size, _ in mix}
+        self.sizes = [size for size, _ in mix]
+        self.weights = [w for _, w in mix]
+        self.rng = random.Random(f"frames/{seed}")
+        self.next_id = first_id
+
+    def frame(self, size: int) -> bytes:
+        """The next frame of this size (the id is the only byte that differs)."""
+        template = self.templates[size]
+        pid = self.next_id
+        self.next_id += 1
+        return template[:ID_OFFSET] + struct.pack("!I", pid) + template[ID_OFFSET + 4:]
+
+    def next_size(self) -> int:
+        if len(self.sizes) == 1:
+            return self.sizes[0]
+        return self.rng.choices(self.sizes, self.weights)[0]

@@ -37,7 +37,7 @@ from lgkit.sim.writer import PipelineWriter
 from lgkit.sw.exec.interp.tables import Lpm, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.switch.vnet import IidLoss, VirtualNetwork
+from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, IidLoss, VirtualNetwork
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "linkguardian.p4"
 HOST_PORT = 1
@@ -73,6 +73,21 @@ class ScenarioConfig:
     """i.i.d. loss on s2 -> s1."""
     seed: int = 1
     recirc_queue_depth: int = 4096
+    """Recirculation queue capacity (packets)."""
+    recirc_buffer_bytes: int = 0
+    """Recirculation queue capacity in bytes too (0 = packets only)."""
+    recirc_rate_bps: float = 0.0
+    """Bandwidth of the recirculation port (0 = unlimited: a loop costs only latency)."""
+    queue_buffer_bytes: int = 0
+    """Capacity in bytes of each queue of the protected port (0 = packets only)."""
+    queue_depth: int | None = None
+    """Capacity in packets of each queue of the protected port (None = the TM's default)."""
+    min_frame_bytes: int = 0
+    """Short frames are padded to this on the protected link (60: Ethernet's minimum)."""
+    wire_log: bool = True
+    """Record every frame of the protected link (forward_log, backward_log, drop rules)."""
+    keep_frames: bool = True
+    """Hosts keep every frame they receive (`received`)."""
 
 
 @dataclass
@@ -135,7 +150,7 @@ class LGNet:
                                       priority_queues=3)
             for name, p in self.pipelines.items()
         }
-        self.hosts = {name: self.net.add_host(name) for name in HOSTS}
+        self.hosts = {name: self.net.add_host(name, cfg.keep_frames) for name in HOSTS}
         s1, s2 = self.switches["s1"], self.switches["s2"]
         host_rate = cfg.host_rate_bps or cfg.rate_bps
         self.net.link(self.hosts["h1"], s1, port=HOST_PORT, rate_bps=host_rate, delay_ns=50)
@@ -143,15 +158,17 @@ class LGNet:
         self.link = self.net.link(
             s1, s2, port_a=LINK_PORT, port_b=LINK_PORT, rate_bps=cfg.rate_bps,
             delay_ns=cfg.delay_ns, loss=IidLoss(cfg.loss) if cfg.loss else None,
-            loss_back=IidLoss(cfg.loss_back) if cfg.loss_back else None)
+            loss_back=IidLoss(cfg.loss_back) if cfg.loss_back else None,
+            min_frame_bytes=cfg.min_frame_bytes)
         self.forward_rules = DropRules()
         self.backward_rules = DropRules()
         self.forward_log: list[WireRecord] = []
         self.backward_log: list[WireRecord] = []
-        self._observe(self.link.forward, self.forward_rules, self.forward_log)
-        self._observe(self.link.backward, self.backward_rules, self.backward_log)
+        if cfg.wire_log:
+            self._observe(self.link.forward, self.forward_rules, self.forward_log)
+            self._observe(self.link.backward, self.backward_rules, self.backward_log)
         for name, switch in self.switches.items():
-            switch.tm.set_queue_depth(cfg.recirc_queue_depth, port=layout.recirc_port)
+            self._configure_queues(switch)
             self._install_routes(name)
             apply_ops(self.writers[name], switch_setup_ops(layout))
         if cfg.lg_on:
@@ -160,6 +177,19 @@ class LGNet:
                 self.protect("s2", "s1", cfg.params)
 
     # ---- set-up ----------------------------------------------------------------------------
+
+    def _configure_queues(self, switch: Any) -> None:
+        cfg, tm, recirc = self.config, switch.tm, self.layout.recirc_port
+        tm.set_queue_depth(cfg.recirc_queue_depth, port=recirc)
+        if cfg.recirc_buffer_bytes:
+            tm.set_queue_bytes(cfg.recirc_buffer_bytes, port=recirc)
+        if cfg.recirc_rate_bps:
+            tm.set_port_rate(cfg.recirc_rate_bps, recirc, burst_bytes=0,
+                             framing_bytes=ETHERNET_FRAMING_BYTES)
+        if cfg.queue_depth is not None:
+            tm.set_queue_depth(cfg.queue_depth, port=LINK_PORT)
+        if cfg.queue_buffer_bytes:
+            tm.set_queue_bytes(cfg.queue_buffer_bytes, port=LINK_PORT)
 
     def _install_routes(self, name: str) -> None:
         table = self.pipelines[name].tables["LgIngress.forwarding.ipv4_lpm"]

@@ -66,6 +66,8 @@ class Switch:
         self._generation = 0
         self._recirc_pending = 0
         self._input_pending = 0
+        self.recirculations = 0
+        """Packets sent back to ingress (recirculated or resubmitted) since start."""
 
     # ---- configuration -------------------------------------------------------------------
 
@@ -162,6 +164,7 @@ class Switch:
             self.drops["recirc_queue_full"] += 1
             return
         self._recirc_pending += 1
+        self.recirculations += 1
         self.clock.call_later(self.pass_latency_ns, self._recirc_ingress, job, self._generation)
 
     def _recirc_ingress(self, job: Any, generation: int) -> None:
@@ -172,7 +175,8 @@ class Switch:
 
     def _egress_pass(self, job: Any, now_us: int, enq_qdepth: int, deq_qdepth: int,
                      enq_timestamp: int, deq_timedelta: int) -> int:
-        """Called by the TM at dequeue; returns the bytes put on the wire (0 if none)."""
+        """Called by the TM at dequeue; returns the bytes put on the wire or looped back to
+        ingress (so a rate on the recirculation port limits recirculation), 0 if none."""
         result = self.pipeline.egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp,
                                       deq_timedelta)
         if result.clones:
@@ -180,6 +184,7 @@ class Switch:
                 self.tm.enqueue(clone)
         if result.recirculate is not None:
             self._recirculate(result.recirculate)
+            return len(result.recirculate.data)
         out = result.out
         if out is None:
             if result.dropped:

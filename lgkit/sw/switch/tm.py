@@ -27,15 +27,18 @@ def wire_start_ps(now_ns: int, tat_ps: int) -> int:
 
 
 class Queue:
-    """One egress queue: FIFO of (job, enqueue time ns, depth at enqueue), depth and rate."""
+    """One egress queue: FIFO of (job, enqueue time ns, depth at enqueue), depth and rate;
+    optionally a capacity in bytes too (`depth_bytes`, 0 = none; `bytes` queued now)."""
 
-    __slots__ = ("items", "depth", "pps", "next_due_ns")
+    __slots__ = ("items", "depth", "pps", "next_due_ns", "depth_bytes", "bytes")
 
     def __init__(self, depth: int, pps: float) -> None:
         self.items: deque[tuple[Any, int, int]] = deque()
         self.depth = depth
         self.pps = pps
         self.next_due_ns = 0
+        self.depth_bytes = 0
+        self.bytes = 0
 
 
 class Port:
@@ -115,6 +118,15 @@ class TrafficManager:
         for q in self._selected(port, prio):
             q.depth = depth
 
+    def set_queue_bytes(self, depth_bytes: int, port: int, prio: int | None = None) -> None:
+        """Also cap a port's queue(s) in bytes of queued packets (0 = packets only), like a
+        switch's per-queue buffer; a packet that would exceed it is dropped."""
+        if depth_bytes < 0:
+            raise ValueError("queue bytes must be >= 0")
+        for q in self._selected(port, prio):
+            q.depth_bytes = depth_bytes
+            q.bytes = sum(job.length for job, _, _ in q.items)
+
     def set_queue_rate(self, pps: float, port: int | None = None,
                        prio: int | None = None) -> None:
         """Queue service rate in packets/s (0 = unlimited): departure = max(now, last + 1/pps)."""
@@ -157,6 +169,7 @@ class TrafficManager:
         for state in self.ports.values():
             for q in state.queues:
                 q.items.clear()
+                q.bytes = 0
             state.queued = 0
 
     def describe(self) -> dict[str, Any]:
@@ -200,6 +213,11 @@ class TrafficManager:
         if len(items) >= q.depth:
             self.drops["queue_full"] += 1
             return
+        if q.depth_bytes:
+            if q.bytes + job.length > q.depth_bytes:
+                self.drops["queue_full"] += 1
+                return
+            q.bytes += job.length
         items.append((job, self.clock.now_ns(), len(items)))
         state.queued += 1
         if not state.busy:
@@ -240,6 +258,8 @@ class TrafficManager:
                 return
             job, enq_ns, enq_depth = chosen.items.popleft()
             state.queued -= 1
+            if chosen.depth_bytes:
+                chosen.bytes -= job.length
             if chosen.pps:
                 # when it should have left: when it was due, or enqueued if that was later
                 ideal = max(chosen.next_due_ns, enq_ns)

@@ -46,6 +46,18 @@ class GilbertElliott(LossModel):
         self.loss_good, self.loss_bad = loss_good, loss_bad
         self.bad = False
 
+    @classmethod
+    def bursty(cls, loss: float, mean_burst: float) -> GilbertElliott:
+        """Every frame of a bad spell lost, none in good ones: stationary loss rate `loss`,
+        bursts of `mean_burst` frames on average (geometric)."""
+        if not 0.0 < loss < 1.0 or mean_burst < 1.0:
+            raise ValueError("need 0 < loss < 1 and mean_burst >= 1")
+        p_bg = 1.0 / mean_burst
+        p_gb = loss * p_bg / (1.0 - loss)
+        if p_gb > 1.0:
+            raise ValueError("loss too high for this burst length")
+        return cls(p_gb=p_gb, p_bg=p_bg)
+
     def lost(self, rng: random.Random) -> bool:
         if self.bad:
             self.bad = rng.random() >= self.p_bg
@@ -54,42 +66,89 @@ class GilbertElliott(LossModel):
         return rng.random() < (self.loss_bad if self.bad else self.loss_good)
 
 
+class TruncatedGaps(LossModel):
+    """Another model's losses with every loss-free run longer than `max_gap` frames cut to
+    `max_gap`; `skipped` counts the frames cut out.
+
+    The model is still stepped once per frame of the full sequence, so losses and bursts are
+    exactly the model's; only the long quiet stretches between them are shortened. A system
+    back in its steady state `max_gap` frames after a loss behaves the same in the cut frames
+    as in any other loss-free frame, so a run accounts for them as steady-state frames.
+    """
+
+    def __init__(self, model: LossModel, max_gap: int) -> None:
+        if max_gap < 1:
+            raise ValueError("max_gap must be >= 1")
+        self.model = model
+        self.max_gap = max_gap
+        self.skipped = 0
+        self.cuts: list[int] = []
+        """Frames cut out at each cut, in order."""
+        self._quiet = -1  # loss-free frames left before the next loss (-1: draw the next gap)
+
+    def lost(self, rng: random.Random) -> bool:
+        if self._quiet < 0:
+            gap = 0
+            lost = self.model.lost
+            while not lost(rng):
+                gap += 1
+            if gap > self.max_gap:
+                self.skipped += gap - self.max_gap
+                self.cuts.append(gap - self.max_gap)
+                gap = self.max_gap
+            self._quiet = gap
+        if self._quiet == 0:
+            self._quiet = -1
+            return True
+        self._quiet -= 1
+        return False
+
+
 class LinkDirection:
     """One direction of a link: a FIFO serializer at `rate_bps`, then loss, then `delay_ns`.
 
     A frame handed over at time t starts on the wire when the previous one is done (see
     `wire_start_ps`), occupies
-    (len + framing) * 8 / rate, and the far end receives it `delay_ns` after its last bit
-    (rounded up to a whole nanosecond).
+    (max(len, min_frame) + framing) * 8 / rate, and the far end receives it `delay_ns` after
+    its last bit (rounded up to a whole nanosecond). `taps` see every frame put on the wire as
+    tap(frame, lost, arrival_ns): whether the link lost it and when the far end got (or would
+    have got) it.
     """
 
     def __init__(self, clock: VirtualClock, rate_bps: float, delay_ns: int, framing_bytes: int,
                  loss: LossModel | None, rng: random.Random,
-                 deliver: Callable[[bytes], None]) -> None:
+                 deliver: Callable[[bytes], None], min_frame_bytes: int = 0) -> None:
         if rate_bps <= 0:
             raise ValueError("link rate must be > 0")
         self.clock = clock
         self.rate_bps = int(rate_bps)
         self.delay_ns = delay_ns
         self.framing_bytes = framing_bytes
+        self.min_frame_bytes = min_frame_bytes
         self.loss = loss
         self.rng = rng
         self.deliver = deliver
+        self.taps: list[Callable[[bytes, bool, int], None]] = []
         self.tat_ps = 0
         self.sent = 0
         self.lost = 0
 
     def wire_ps(self, nbytes: int) -> int:
-        return (nbytes + self.framing_bytes) * 8 * PS_PER_S // self.rate_bps
+        return ((max(nbytes, self.min_frame_bytes) + self.framing_bytes) * 8 * PS_PER_S
+                // self.rate_bps)
 
     def send(self, data: bytes) -> None:
         start_ps = wire_start_ps(self.clock.now_ns(), self.tat_ps)
         self.tat_ps = end_ps = start_ps + self.wire_ps(len(data))
         self.sent += 1
-        if self.loss is not None and self.loss.lost(self.rng):
+        arrival_ns = -(-end_ps // 1000) + self.delay_ns
+        lost = self.loss is not None and self.loss.lost(self.rng)
+        for tap in self.taps:
+            tap(data, lost, arrival_ns)
+        if lost:
             self.lost += 1
             return
-        self.clock.call_at(-(-end_ps // 1000) + self.delay_ns, self.deliver, data)
+        self.clock.call_at(arrival_ns, self.deliver, data)
 
 
 class Link:
@@ -103,20 +162,23 @@ class Link:
 class Host:
     """A scripted end host with one interface: a packet source and a sink.
 
-    `received` lists (arrival time ns, frame); `handlers` are called as handler(host, t, frame)
-    for every arrival, to script replies.
+    `received` lists (arrival time ns, frame) unless `keep_frames` is off (long runs count in
+    a handler instead); `handlers` are called as handler(host, t, frame) for every arrival, to
+    script replies.
     """
 
-    def __init__(self, name: str, clock: VirtualClock) -> None:
+    def __init__(self, name: str, clock: VirtualClock, keep_frames: bool = True) -> None:
         self.name = name
         self.clock = clock
+        self.keep_frames = keep_frames
         self.received: list[tuple[int, bytes]] = []
         self.handlers: list[Callable[[Host, int, bytes], None]] = []
         self.tx: LinkDirection | None = None
 
     def receive(self, data: bytes) -> None:
         now = self.clock.now_ns()
-        self.received.append((now, data))
+        if self.keep_frames:
+            self.received.append((now, data))
         for handler in self.handlers:
             handler(self, now, data)
 
@@ -143,6 +205,58 @@ class Host:
         self.send(data)
         self.clock.call_at(start_ns + round((k + 1) * 1e9 / pps), self._send_next, packets, pps,
                            start_ns, k + 1)
+
+
+class LineRateSource:
+    """A packet generator, like a switch's internal one: hands `frames` to `deliver` back to
+    back at `rate_bps`.
+
+    Frame k+1 starts exactly one wire time of frame k, (len + framing) * 8 / rate, after frame
+    k (or `period_ps` after it, for a fixed period); the schedule is kept in picoseconds and
+    each frame is handed over at the first whole nanosecond at or after its start, so the mean
+    spacing is exact and no spacing is off by more than 1 ns. It stops when `frames` ends or
+    at `until_ns`, then calls `on_end()` (at the time of the last frame). `emitted` counts the
+    frames handed over.
+    """
+
+    def __init__(self, clock: VirtualClock, deliver: Callable[[bytes], None], rate_bps: float,
+                 frames: Iterable[bytes], framing_bytes: int = ETHERNET_FRAMING_BYTES,
+                 start_ns: int = 0, period_ps: int | None = None,
+                 until_ns: int | None = None,
+                 on_end: Callable[[], None] | None = None) -> None:
+        if rate_bps <= 0:
+            raise ValueError("rate must be > 0")
+        if period_ps is not None and period_ps <= 0:
+            raise ValueError("period must be > 0")
+        self.clock = clock
+        self.deliver = deliver
+        self.rate_bps = int(rate_bps)
+        self.framing_bytes = framing_bytes
+        self.period_ps = period_ps
+        self.until_ns = until_ns
+        self.on_end = on_end
+        self.frames = iter(frames)
+        self.emitted = 0
+        self.next_ps = start_ns * 1000
+        self._schedule()
+
+    def _schedule(self) -> None:
+        data = next(self.frames, None)
+        at_ns = -(-self.next_ps // 1000)
+        if data is None or (self.until_ns is not None and at_ns > self.until_ns):
+            if self.on_end is not None:
+                self.on_end()
+            return
+        period = self.period_ps
+        if period is None:
+            period = (len(data) + self.framing_bytes) * 8 * PS_PER_S // self.rate_bps
+        self.next_ps += period
+        self.clock.call_at(at_ns, self._emit, data)
+
+    def _emit(self, data: bytes) -> None:
+        self.emitted += 1
+        self.deliver(data)
+        self._schedule()
 
 
 class VirtualNetwork:
@@ -175,9 +289,9 @@ class VirtualNetwork:
         self.switches[name] = switch
         return switch
 
-    def add_host(self, name: str) -> Host:
+    def add_host(self, name: str, keep_frames: bool = True) -> Host:
         self._check_name(name)
-        host = Host(name, self.clock)
+        host = Host(name, self.clock, keep_frames)
         self.hosts[name] = host
         return host
 
@@ -197,11 +311,12 @@ class VirtualNetwork:
              port_a: int | None = None, port_b: int | None = None, rate_bps: float = 100e9,
              delay_ns: int = 0, loss: LossModel | None = None,
              loss_back: LossModel | None = None,
-             framing_bytes: int = ETHERNET_FRAMING_BYTES) -> Link:
+             framing_bytes: int = ETHERNET_FRAMING_BYTES, min_frame_bytes: int = 0) -> Link:
         """Connect two nodes. A switch end needs a port number (`port_a`/`port_b`, or `port`
         when exactly one end is a switch). `loss` acts on a->b, `loss_back` on b->a (each needs
         its own model object). A switch port gets the link rate as its TM port rate, so the
-        queue builds in the switch where P4 sees it."""
+        queue builds in the switch where P4 sees it. `min_frame_bytes` pads short frames on the
+        wire (60: Ethernet's 64-byte minimum without the FCS that `framing_bytes` counts)."""
         if port is not None:
             if isinstance(a, Switch) == isinstance(b, Switch):
                 raise ValueError("`port` needs exactly one switch end; use port_a/port_b")
@@ -212,9 +327,11 @@ class VirtualNetwork:
         index = len(self.links)
         names = (self.name_of(a), self.name_of(b))
         forward = LinkDirection(self.clock, rate_bps, delay_ns, framing_bytes, loss,
-                                self._rng(index, "ab"), self._receiver(b, port_b))
+                                self._rng(index, "ab"), self._receiver(b, port_b),
+                                min_frame_bytes)
         backward = LinkDirection(self.clock, rate_bps, delay_ns, framing_bytes, loss_back,
-                                 self._rng(index, "ba"), self._receiver(a, port_a))
+                                 self._rng(index, "ba"), self._receiver(a, port_a),
+                                 min_frame_bytes)
         self._attach(a, port_a, forward, names[0])
         self._attach(b, port_b, backward, names[1])
         link = Link(a, b, forward, backward)
@@ -243,6 +360,14 @@ class VirtualNetwork:
         assert port is not None
         node.add_port(port, tx)
         node.tm.set_port_rate(tx.rate_bps, port, burst_bytes=0, framing_bytes=tx.framing_bytes)
+
+    def generator(self, switch: Switch, port: int, rate_bps: float, frames: Iterable[bytes],
+                  **options: Any) -> LineRateSource:
+        """A packet generator feeding `switch` as arrivals on `port` (no link in between), like
+        Tofino's pktgen; options as LineRateSource's."""
+        receive = switch.receive
+        return LineRateSource(self.clock, lambda data: receive(port, data), rate_bps, frames,
+                              **options)
 
     def every(self, period_ns: int, fn: Callable[[int], None], start_ns: int = 0,
               until_ns: int | None = None) -> None:

@@ -1,0 +1,543 @@
+"""The line-rate stress test (paper §4.1, §4.5, App. B) in virtual time: a packet generator on
+the sender switch sends MTU frames back to back into a protected 25G or 100G link that loses
+frames, and meters measure loss, link speed, buffers, retransmission delay and recirculation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from lgkit.control.linkguardian import LGParams
+from lgkit.sim.frames import ID_OFFSET, FrameStream
+from lgkit.sim.scenario import HOST_PORT, HOSTS, LINK_PORT, LGNet, ScenarioConfig
+from lgkit.sim.soak import _unwrap
+from lgkit.sim.timing import TimingModel
+from lgkit.sw.switch.vnet import (
+    ETHERNET_FRAMING_BYTES,
+    GilbertElliott,
+    IidLoss,
+    LossModel,
+    TruncatedGaps,
+)
+
+MTU_FRAME_BYTES = 1514
+LG_DATA_OVERHEAD = 5  # data header + inner EtherType on every protected frame
+MODES = ("lg", "lg_nb", "off")
+LG_ID_OFFSET = ID_OFFSET + LG_DATA_OVERHEAD
+
+
+@dataclass(frozen=True)
+class StressSpec:
+    """One point of the stress test."""
+
+    rate_gbps: float = 100.0
+    loss: float = 1e-3
+    """Stationary loss rate of the protected direction (all frames)."""
+    burst: float = 1.0
+    """Mean burst length in frames: 1 = i.i.d. losses, > 1 = Gilbert-Elliott bursts."""
+    mode: str = "lg"
+    target: float = 1e-8
+    """Target effective loss: N copies from Eq. 2 with the actual loss rate."""
+    copies: int | None = None
+    """N retransmitted copies (None = Eq. 2)."""
+    frames: int = 100_000
+    """Frames the generator sends after the warm-up (with `max_gap`: frames covered)."""
+    warmup_frames: int = 2_000
+    """Loss-free frames first: the pipeline reaches its steady state, which is measured."""
+    frame_bytes: int = MTU_FRAME_BYTES
+    mix: tuple[tuple[int, float], ...] = ()
+    """A frame-size mix ((size, weight), ...) instead of `frame_bytes` only."""
+    period_ps: int | None = None
+    """Fixed generator period (None: back to back at the link rate; 124_000 = Tofino pktgen
+    at 100G)."""
+    max_gap: int | None = None
+    """Cut loss-free runs longer than this many frames (see TruncatedGaps); None = never."""
+    sample_ns: int = 1_000
+    """Buffer occupancy sampling period."""
+    seed: int = 1
+    timing: TimingModel | None = None
+    """None = TimingModel.for_link(rate_gbps)."""
+    ack_timeout_us: int | None = None
+    """ackNoTimeout (None: the paper's value for the link speed)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        if not 0.0 <= self.loss < 1.0:
+            raise ValueError("loss must be in [0, 1)")
+        if self.burst < 1.0:
+            raise ValueError("burst must be >= 1")
+        if self.frames < 1 or self.warmup_frames < 0:
+            raise ValueError("frames must be >= 1 and warmup_frames >= 0")
+        if self.rate_gbps <= 0 or not 0.0 < self.target < 1.0:
+            raise ValueError("rate must be > 0 and target in (0, 1)")
+        if self.max_gap is not None and self.max_gap < 100:
+            raise ValueError("max_gap must be >= 100 frames")
+
+    @property
+    def sizes(self) -> tuple[tuple[int, float], ...]:
+        return self.mix or ((self.frame_bytes, 1.0),)
+
+    def link_params(self) -> LGParams:
+        params = LGParams.for_link(
+            round(self.rate_gbps), mode=self.mode if self.mode != "off" else "lg",
+            target_loss=self.target, actual_loss=self.loss if self.loss > 0 else self.target,
+            copies=self.copies)
+        if self.ack_timeout_us is not None:
+            params = replace(params, ack_timeout_us=self.ack_timeout_us)
+        return params
+
+    def loss_model(self) -> LossModel | None:
+        if self.loss == 0:
+            return None
+        if self.burst > 1.0:
+            return GilbertElliott.bursty(self.loss, self.burst)
+        return IidLoss(self.loss)
+
+
+@dataclass
+class WireMeter:
+    """Watches every frame the sender puts on the protected link (a link tap): what it was,
+    whether the link lost it, and the receiver's loss detection replayed on the arrivals."""
+
+    originals: bytearray
+    """1 for each packet id whose original went on the link."""
+    count_from_ns: int = 0
+    sent: Counter[str] = field(default_factory=Counter)
+    lost: Counter[str] = field(default_factory=Counter)
+    bursts: Counter[int] = field(default_factory=Counter)
+    """Runs of consecutive frames the link lost, by length."""
+    retx_delays_ns: list[int] = field(default_factory=list)
+    _run: int = 0
+    _expected: int = 0
+    _detected: dict[int, int] = field(default_factory=dict)
+
+    def tap(self, data: bytes, lost: bool, arrival_ns: int) -> None:
+        kind, seq, pid = classify(data)
+        counting = arrival_ns >= self.count_from_ns
+        if counting:
+            self.sent[kind] += 1
+            if lost:
+                self.lost[kind] += 1
+                self._run += 1
+            elif self._run:
+                self.bursts[self._run] += 1
+                self._run = 0
+        if pid is not None and kind in ("data", "plain") and pid < len(self.originals):
+            self.originals[pid] = 1
+        if lost or seq is None:
+            return
+        self._arrived(kind, seq, arrival_ns)
+
+    def _arrived(self, kind: str, seq: int, t: int) -> None:
+        """The receiver's detection (docs/protocol.md §3.2) on an arrival at time t."""
+        absolute = _unwrap(seq, self._expected)
+        if kind == "retx":
+            t0 = self._detected.pop(absolute, None)
+            if t0 is not None:
+                self.retx_delays_ns.append(t - t0)
+            return
+        if absolute >= self._expected:
+            last_lost = absolute if kind == "dummy" else absolute - 1
+            for hole in range(self._expected, last_lost + 1):
+                self._detected[hole] = t
+            self._expected = absolute + 1
+
+    @property
+    def unrecovered(self) -> int:
+        """Holes detected of which no retransmitted copy arrived."""
+        return len(self._detected)
+
+
+def classify(data: bytes) -> tuple[str, int | None, int | None]:
+    """(kind, 17-bit seq or None, packet id or None) of a frame on the forward link."""
+    if data[12:14] != b"\xab\xcd":
+        pid = struct.unpack_from("!I", data, ID_OFFSET)[0] if len(data) >= ID_OFFSET + 4 \
+            else None
+        return "plain", None, pid
+    b0 = data[14]
+    if b0 >> 6 != 0:
+        return "control", None, None
+    seq = ((b0 >> 4) & 1) << 16 | (data[15] << 8 | data[16])
+    if b0 & 0x04:
+        return "dummy", seq, None
+    at = LG_ID_OFFSET + (3 if b0 & 0x20 else 0)
+    pid = struct.unpack_from("!I", data, at)[0] if len(data) >= at + 4 else None
+    return ("retx" if b0 & 0x08 else "data"), seq, pid
+
+
+@dataclass
+class Sink:
+    """The receiving end after the protected link: which packets arrived, order, timing."""
+
+    delivered: bytearray
+    window: tuple[int, int] = (0, 0)
+    """Deliveries in [start, end] ns are counted for the link speed (set before the run)."""
+    in_window: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    _last: int = -1
+
+    def receive(self, _host: Any, t: int, data: bytes) -> None:
+        pid = struct.unpack_from("!I", data, ID_OFFSET)[0]
+        if pid >= len(self.delivered):
+            return
+        if self.delivered[pid]:
+            self.duplicates += 1
+            return
+        self.delivered[pid] = 1
+        if pid < self._last:
+            self.out_of_order += 1
+        self._last = pid
+        if self.window[0] <= t <= self.window[1]:
+            self.in_window += 1
+
+
+@dataclass
+class StressResult:
+    """What one stress-test point measured (see docs/vtime.md for every definition)."""
+
+    spec: StressSpec
+    copies: int
+    link_bps: float
+    frame_wire_bits: int
+    sim_ns: int
+    covered: int
+    """Frames generated after the warm-up plus the frames cut out of long loss-free runs."""
+    skipped: int
+    protected: int
+    """Originals of measured packets put on the protected link (simulated)."""
+    lost_onward: int
+    """Protected packets that never reached the far host."""
+    sent: dict[str, int]
+    lost: dict[str, int]
+    bursts: dict[int, int]
+    retx_delays_ns: list[int]
+    unrecovered_holes: int
+    delivered_in_window: int
+    window_ns: int
+    steady_ns_per_frame: float
+    """Time per delivered frame in the loss-free steady state (measured in the warm-up)."""
+    tx_samples: list[int]
+    rx_samples: list[int]
+    steady_tx_bytes: int
+    steady_weight: int
+    """Extra samples at the steady-state occupancy standing for the cut-out frames."""
+    tx_max_bytes: int
+    rx_max_bytes: int
+    recirculations: dict[str, int]
+    steady_recirc_per_frame: dict[str, float]
+    counters: dict[str, int]
+    duplicates: int
+    out_of_order: int
+    pipeline_capacity_pps: float
+    wall_s: float
+    events: int
+    generated: int
+    digest: str = ""
+
+    # ---- loss ------------------------------------------------------------------------------
+
+    @property
+    def actual_loss(self) -> float:
+        """(B - C) / B on the protected link: every frame kind, after the warm-up."""
+        sent = sum(self.sent.values())
+        return sum(self.lost.values()) / sent if sent else 0.0
+
+    @property
+    def original_loss(self) -> float:
+        sent = self.sent.get("data", 0) + self.sent.get("plain", 0)
+        lost = self.lost.get("data", 0) + self.lost.get("plain", 0)
+        return lost / sent if sent else 0.0
+
+    @property
+    def retx_loss(self) -> float | None:
+        sent = self.sent.get("retx", 0)
+        return self.lost.get("retx", 0) / sent if sent else None
+
+    @property
+    def effective_loss(self) -> float:
+        """Protected packets never delivered / protected packets (cut-out ones delivered)."""
+        total = self.protected + self.skipped
+        return self.lost_onward / total if total else 0.0
+
+    def effective_loss_interval(self, confidence: float = 0.99) -> tuple[float, float]:
+        """Exact (Garwood) Poisson interval of the effective loss rate."""
+        total = self.protected + self.skipped
+        low, high = poisson_interval(self.lost_onward, confidence)
+        return low / total, high / total
+
+    def theory_loss(self) -> float:
+        """p^(N+1) with the measured loss rates of originals and of retransmitted copies."""
+        if self.spec.mode == "off":
+            return self.original_loss
+        p_copy = self.retx_loss if self.retx_loss is not None else self.original_loss
+        return self.original_loss * p_copy ** self.copies
+
+    # ---- link speed ------------------------------------------------------------------------
+
+    @property
+    def effective_gbps(self) -> float:
+        """Delivered frames per second in the measurement window, counted as generator frames
+        (frame + framing) on the wire; cut-out frames at the steady-state rate."""
+        frames = self.delivered_in_window + self.skipped
+        ns = self.window_ns + self.skipped * self.steady_ns_per_frame
+        return frames * self.frame_wire_bits / ns if ns else 0.0
+
+    @property
+    def speed_reduction(self) -> float:
+        return 1.0 - self.effective_gbps * 1e9 / self.link_bps
+
+    # ---- buffers and overhead --------------------------------------------------------------
+
+    def buffer_percentiles(self, which: str) -> dict[str, int]:
+        """min, p25, p50, p75, p99, max of the sampled Tx or Rx buffer bytes."""
+        samples = self.tx_samples if which == "tx" else self.rx_samples
+        steady = self.steady_tx_bytes if which == "tx" else 0
+        return weighted_percentiles(samples, steady, self.steady_weight)
+
+    def recirc_overhead(self, switch: str) -> float:
+        """Recirculated packets per second over the pipeline capacity, in % (Table 4)."""
+        passes = self.recirculations[switch] + self.skipped * self.steady_recirc_per_frame[switch]
+        seconds = (self.sim_ns + self.skipped * self.steady_ns_per_frame) / 1e9
+        return 100.0 * passes / seconds / self.pipeline_capacity_pps if seconds else 0.0
+
+    def delay_percentiles(self) -> dict[str, float]:
+        return percentiles_us(self.retx_delays_ns)
+
+    @property
+    def frames_per_wall_s(self) -> float:
+        return self.generated / self.wall_s if self.wall_s else 0.0
+
+
+def poisson_interval(count: int, confidence: float = 0.99) -> tuple[float, float]:
+    """Exact two-sided interval of a Poisson mean from one observed count (by bisection on the
+    Poisson CDF; no SciPy needed)."""
+    alpha = (1.0 - confidence) / 2.0
+
+    def cdf(k: int, mu: float) -> float:
+        term = total = math.exp(-mu)
+        for i in range(1, k + 1):
+            term *= mu / i
+            total += term
+        return total
+
+    def solve(f: Callable[[float], float]) -> float:
+        lo, hi = 0.0, max(10.0, 4.0 * count + 40.0)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
+        return (lo + hi) / 2
+
+    low = 0.0 if count == 0 else solve(lambda mu: alpha - (1.0 - cdf(count - 1, mu)))
+    high = solve(lambda mu: cdf(count, mu) - alpha)
+    return low, high
+
+
+def weighted_percentiles(samples: list[int], steady: int, steady_weight: int
+                         ) -> dict[str, int]:
+    """Percentiles of samples plus `steady_weight` more samples equal to `steady`."""
+    values = sorted(samples)
+    total = len(values) + steady_weight
+    if total == 0:
+        return {}
+    out = {}
+    for name, q in (("min", 0.0), ("p25", 0.25), ("p50", 0.5), ("p75", 0.75), ("p99", 0.99),
+                    ("max", 1.0)):
+        rank = min(total - 1, int(q * total))
+        out[name] = _rank(values, steady, steady_weight, rank)
+    return out
+
+
+def _rank(values: list[int], steady: int, weight: int, rank: int) -> int:
+    """The rank-th smallest of values merged with `weight` copies of `steady`."""
+    below = sum(1 for v in values if v < steady)  # values sorted: could bisect; few calls
+    if rank < below:
+        return values[rank]
+    if rank < below + weight:
+        return steady
+    return values[rank - weight]
+
+
+def percentiles_us(delays_ns: list[int]) -> dict[str, float]:
+    values = sorted(delays_ns)
+    if not values:
+        return {}
+    pick = {"min": 0.0, "p50": 0.5, "p90": 0.9, "p99": 0.99, "max": 1.0}
+    return {k: values[min(len(values) - 1, int(q * len(values)))] / 1000 for k, q in
+            pick.items()}
+
+
+class StressRun:
+    """Builds the network for a spec; `run()` returns the result."""
+
+    def __init__(self, spec: StressSpec) -> None:
+        self.spec = spec
+        self.timing = spec.timing or TimingModel.for_link(spec.rate_gbps)
+        self.params = spec.link_params()
+        config = self.timing.scenario(ScenarioConfig(
+            params=self.params, lg_on=spec.mode != "off", rate_bps=spec.rate_gbps * 1e9,
+            seed=spec.seed, wire_log=False, keep_frames=False))
+        self.net = LGNet(config)
+        self.frame_wire_bits = round(sum((s + ETHERNET_FRAMING_BYTES) * 8 * w
+                                         for s, w in spec.sizes) / sum(w for _, w in spec.sizes))
+        self.capacity_ids = spec.warmup_frames + spec.frames + 1
+        self.model = spec.loss_model()
+        if self.model is not None and spec.max_gap is not None:
+            self.model = TruncatedGaps(self.model, spec.max_gap)
+        frame_ps = self.frame_wire_bits * 1e12 / (spec.rate_gbps * 1e9)
+        period_ps = spec.period_ps or frame_ps
+        self.warmup_end_ns = int(spec.warmup_frames * period_ps / 1000)
+        self.meter = WireMeter(bytearray(self.capacity_ids), count_from_ns=self.warmup_end_ns)
+        self.sink = Sink(bytearray(self.capacity_ids))
+        self.net.hosts["h2"].handlers.append(self.sink.receive)
+        self.net.link.forward.taps.append(self.meter.tap)
+        self.stream = FrameStream(HOSTS["h1"], HOSTS["h2"], spec.sizes, spec.seed)
+
+    # ---- the generator ---------------------------------------------------------------------
+
+    def _frames(self) -> Any:
+        """Warm-up frames, then measured ones until the covered count is reached."""
+        stream, spec, model = self.stream, self.spec, self.model
+        for _ in range(spec.warmup_frames):
+            yield stream.frame(stream.next_size())
+        skipped = (lambda: model.skipped) if isinstance(model, TruncatedGaps) else (lambda: 0)
+        for _ in range(spec.frames):
+            if stream.next_id - spec.warmup_frames + skipped() >= spec.frames:
+                return
+            yield stream.frame(stream.next_size())
+
+    # ---- running ---------------------------------------------------------------------------
+
+    def run(self, progress: bool = False) -> StressResult:
+        spec, net = self.spec, self.net
+        s1, s2 = net.switches["s1"], net.switches["s2"]
+        marks: dict[str, tuple[int, int, int, int]] = {}
+        clock = net.net.clock
+
+        def mark(key: str) -> None:
+            marks[key] = (sum(self.sink.delivered), s1.recirculations, s2.recirculations,
+                          clock.now_ns())
+            if key == "gen_end":  # deliveries from now on are after the measurement window
+                self.sink.window = (self.sink.window[0], clock.now_ns())
+                marks["in_window"] = self.sink.in_window
+
+        source = net.net.generator(s1, HOST_PORT, spec.rate_gbps * 1e9, self._frames(),
+                                   period_ps=spec.period_ps, on_end=lambda: mark("gen_end"))
+        tx_reg = _register(net, "s1", "lg_tx_buf_bytes")
+        rx_reg = _register(net, "s2", "lg_rx_buf_bytes")
+        tx_samples: list[int] = []
+        rx_samples: list[int] = []
+        warm_tx: list[int] = []
+        warmup_end = self.warmup_end_ns
+
+        def sample(t: int) -> None:
+            if "gen_end" in marks:
+                return
+            tx, rx = int(tx_reg.read(LINK_PORT)), int(rx_reg.read(LINK_PORT))
+            if t >= warmup_end:
+                tx_samples.append(tx)
+                rx_samples.append(rx)
+            elif 2 * t >= warmup_end:
+                warm_tx.append(tx)
+
+        net.net.every(spec.sample_ns, sample)
+        # The steady state: the second half of the loss-free warm-up.
+        clock.call_at(warmup_end // 2, mark, "half")
+        clock.call_at(warmup_end, mark, "end")
+        clock.call_at(warmup_end, self._start_losses)
+        self.sink.window = (warmup_end, 1 << 62)
+        wall = time.perf_counter()
+        events0 = clock.events_run
+        self._run_generator(source, marks, progress)
+        # Let everything in flight finish (recoveries, timeouts, drained queues).
+        gen_end_ns = marks["gen_end"][3]
+        clock.run_until(gen_end_ns + 200_000)
+        wall = time.perf_counter() - wall
+        return self._result(marks, marks["in_window"], tx_samples, rx_samples, warm_tx, wall,
+                            clock.events_run - events0, source.emitted)
+
+    def _start_losses(self) -> None:
+        self.net.link.forward.loss = self.model
+
+    def _run_generator(self, source: Any, marks: dict[str, Any], progress: bool) -> None:
+        """Run until the generator's last frame has been handed over."""
+        from tqdm import tqdm
+
+        clock = self.net.net.clock
+        total = self.spec.warmup_frames + self.spec.frames
+        with tqdm(total=total, unit="frame", disable=not progress, leave=False) as bar:
+            while "gen_end" not in marks:
+                before = source.emitted
+                if clock.next_timer_ns() is None:
+                    raise RuntimeError("the simulation ran out of events before the end")
+                clock.run_until(clock.now_ns() + 100_000)
+                bar.update(source.emitted - before)
+
+    def _result(self, marks: dict[str, Any], in_window: int, tx_samples: list[int],
+                rx_samples: list[int], warm_tx: list[int], wall: float, events: int,
+                generated: int) -> StressResult:
+        spec, net, meter, sink = self.spec, self.net, self.meter, self.sink
+        first = spec.warmup_frames
+        protected = sum(meter.originals[first:])
+        lost_onward = sum(1 for pid in range(first, self.stream.next_id)
+                          if meter.originals[pid] and not sink.delivered[pid])
+        skipped = self.model.skipped if isinstance(self.model, TruncatedGaps) else 0
+        (d0, r10, r20, t0), (d1, r11, r21, t1) = marks["half"], marks["end"]
+        _, r1e, r2e, gen_end_ns = marks["gen_end"]
+        frames_ss = max(1, d1 - d0)
+        ns_per_frame = (t1 - t0) / frames_ss
+        window_ns = gen_end_ns - self.warmup_end_ns
+        counters = {name: net.counter(sw, f"lg_cnt_{name}") for sw, name in (
+            ("s2", "loss_events"), ("s2", "timeouts"), ("s2", "dups"), ("s1", "retx"),
+            ("s2", "pauses"), ("s2", "resumes"), ("s1", "dummies"), ("s2", "acks"))}
+        result = StressResult(
+            spec=spec, copies=self.params.n_copies, link_bps=spec.rate_gbps * 1e9,
+            frame_wire_bits=self.frame_wire_bits, sim_ns=window_ns,
+            covered=generated - first + skipped, skipped=skipped, protected=protected,
+            lost_onward=lost_onward, sent=dict(meter.sent), lost=dict(meter.lost),
+            bursts=dict(sorted(meter.bursts.items())), retx_delays_ns=meter.retx_delays_ns,
+            unrecovered_holes=meter.unrecovered, delivered_in_window=in_window,
+            window_ns=window_ns, steady_ns_per_frame=ns_per_frame,
+            tx_samples=tx_samples, rx_samples=rx_samples,
+            steady_tx_bytes=sorted(warm_tx)[len(warm_tx) // 2] if warm_tx else 0,
+            steady_weight=round(skipped * ns_per_frame / spec.sample_ns),
+            tx_max_bytes=net.register("s1", "lg_tx_buf_max_bytes"),
+            rx_max_bytes=net.register("s2", "lg_rx_buf_max_bytes"),
+            recirculations={"tx": r1e - r11, "rx": r2e - r21},
+            steady_recirc_per_frame={"tx": (r11 - r10) / frames_ss,
+                                     "rx": (r21 - r20) / frames_ss},
+            counters=counters, duplicates=sink.duplicates, out_of_order=sink.out_of_order,
+            pipeline_capacity_pps=self.timing.pipeline_capacity_pps, wall_s=wall,
+            events=events, generated=generated)
+        result.digest = _digest(result, sink.delivered)
+        return result
+
+
+def _register(net: LGNet, switch: str, name: str) -> Any:
+    registers = net.pipelines[switch].registers
+    matches = [r for qname, r in registers.items() if qname.split(".")[-1] == name]
+    if len(matches) != 1:
+        raise KeyError(f"no single register {name!r}")
+    return matches[0]
+
+
+def _digest(result: StressResult, delivered: bytearray) -> str:
+    h = hashlib.sha256(bytes(delivered))
+    h.update(repr((result.sent, result.lost, result.bursts, result.retx_delays_ns,
+                   result.tx_samples, result.rx_samples, result.recirculations,
+                   result.counters)).encode())
+    return h.hexdigest()[:16]
+
+
+def run_stress(spec: StressSpec, progress: bool = False) -> StressResult:
+    """Run one stress-test point."""
+    return StressRun(spec).run(progress)
+
