@@ -17,6 +17,8 @@ COMMAND_MODULES: dict[str, str] = {
     "switch-cli": "lgkit.sw.switch.switch_main",
     "bench-switch": "lgkit.sw.tools.bench_switch",
     "soak": "lgkit.sim.cli",
+    "stress": "lgkit.sim.cli",
+    "bench-stress": "lgkit.sim.cli",
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",

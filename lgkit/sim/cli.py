@@ -1,4 +1,4 @@
-"""The `lgkit soak` subcommand: LinkGuardian over a lossy link in virtual time."""
+"""`lgkit soak`, `lgkit stress` and `lgkit bench-stress`: LinkGuardian in virtual time."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import argparse
 import sys
 
 from lgkit.sim.soak import SoakSpec, report, run_soak
+
+TOFINO_PKTGEN_PERIOD_NS = 124
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,6 +26,84 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     soak.add_argument("--ack-timeout-us", type=int, default=None,
                       help="ackNoTimeout in us (default: the paper's value, 8 at 25G, 7 at 100G)")
     soak.set_defaults(func=run)
+    _register_stress(subparsers)
+    _register_bench(subparsers)
+
+
+def _stress_options(parser: argparse.ArgumentParser, frames: int) -> None:
+    parser.add_argument("--rate-gbps", type=float, default=100.0, help="link rate (100)")
+    parser.add_argument("--loss", type=float, default=1e-3, help="link loss rate (1e-3)")
+    parser.add_argument("--mode", choices=("lg", "lg_nb", "off"), default="lg")
+    parser.add_argument("--frames", type=int, default=frames,
+                        help=f"MTU frames after the warm-up ({frames})")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
+
+
+def _register_stress(subparsers: argparse._SubParsersAction) -> None:
+    stress = subparsers.add_parser(
+        "stress", help="line-rate stress test of one protected link, in virtual time")
+    _stress_options(stress, 100_000)
+    stress.add_argument("--burst", type=float, default=1.0,
+                        help="mean loss burst in frames: 1 = i.i.d., > 1 = Gilbert-Elliott")
+    stress.add_argument("--target", type=float, default=1e-8,
+                        help="target effective loss; N copies from Eq. 2 (1e-8)")
+    stress.add_argument("--copies", type=int, default=None, help="N copies instead of Eq. 2")
+    stress.add_argument("--frame-bytes", type=int, default=1514, help="frame size (1514)")
+    stress.add_argument("--pktgen", action="store_true",
+                        help=f"a frame every {TOFINO_PKTGEN_PERIOD_NS} ns (Tofino pktgen) "
+                             "instead of back to back")
+    stress.add_argument("--max-gap", type=int, default=None,
+                        help="cut loss-free runs longer than this many frames (see docs)")
+    stress.add_argument("--warmup", type=int, default=2_000, help="loss-free warm-up frames")
+    stress.add_argument("--pass-latency-ns", type=int, default=None,
+                        help="latency of each half switch pass (calibrated default)")
+    stress.add_argument("--link-delay-ns", type=int, default=None,
+                        help="propagation delay of the protected link")
+    stress.set_defaults(func=run_stress_command)
+
+
+def run_stress_command(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from lgkit.sim.stress import StressSpec, report, run_stress
+    from lgkit.sim.timing import TimingModel
+
+    timing = TimingModel.for_link(args.rate_gbps)
+    if args.pass_latency_ns is not None:
+        timing = replace(timing, pass_latency_ns=args.pass_latency_ns)
+    if args.link_delay_ns is not None:
+        timing = replace(timing, link_delay_ns=args.link_delay_ns)
+    try:
+        spec = StressSpec(
+            rate_gbps=args.rate_gbps, loss=args.loss, burst=args.burst, mode=args.mode,
+            target=args.target, copies=args.copies, frames=args.frames,
+            warmup_frames=args.warmup, frame_bytes=args.frame_bytes,
+            period_ps=TOFINO_PKTGEN_PERIOD_NS * 1000 if args.pktgen else None,
+            max_gap=args.max_gap, seed=args.seed, timing=timing)
+    except ValueError as exc:
+        print(f"lgkit: error: {exc}", file=sys.stderr)
+        return 1
+    print(report(run_stress(spec, progress=sys.stderr.isatty())))
+    return 0
+
+
+def _register_bench(subparsers: argparse._SubParsersAction) -> None:
+    bench = subparsers.add_parser(
+        "bench-stress", help="simulated frames per second of the virtual-time stress test")
+    _stress_options(bench, 20_000)
+    bench.add_argument("--repeat", type=int, default=3, help="runs (3)")
+    bench.set_defaults(func=run_bench)
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from lgkit.sim.bench import bench_stress
+
+    if args.repeat < 1 or args.frames < 1:
+        print("lgkit: error: --repeat and --frames must be >= 1", file=sys.stderr)
+        return 1
+    print(bench_stress(args.rate_gbps, args.loss, args.mode, args.frames, args.repeat,
+                       args.seed))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

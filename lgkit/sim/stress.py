@@ -23,6 +23,7 @@ from lgkit.sw.switch.vnet import (
     ETHERNET_FRAMING_BYTES,
     GilbertElliott,
     IidLoss,
+    LineRateSource,
     LossModel,
     TruncatedGaps,
 )
@@ -156,6 +157,11 @@ class WireMeter:
         return len(self._detected)
 
 
+def is_data(data: bytes) -> bool:
+    """An original data frame (protected or plain): not a retransmission, dummy or control."""
+    return data[12:14] != b"\xab\xcd" or (data[14] >> 6 == 0 and not data[14] & 0x0C)
+
+
 def classify(data: bytes) -> tuple[str, int | None, int | None]:
     """(kind, 17-bit seq or None, packet id or None) of a frame on the forward link."""
     if data[12:14] != b"\xab\xcd":
@@ -241,6 +247,8 @@ class StressResult:
     wall_s: float
     events: int
     generated: int
+    hold_drops: int
+    """Generated frames not admitted because the sender's hold was full."""
     digest: str = ""
 
     # ---- loss ------------------------------------------------------------------------------
@@ -375,6 +383,48 @@ def percentiles_us(delays_ns: list[int]) -> dict[str, float]:
             pick.items()}
 
 
+@dataclass
+class SteadyWindows:
+    """Loss-free stretches that stand for the frames a TruncatedGaps model cut out: from
+    `settle` frames after a loss to the next loss, in each gap that was cut (the cut frames
+    would have come right there). Accumulates time, frames and recirculations over them."""
+
+    model: TruncatedGaps
+    settle: int
+    snapshot: Callable[[], tuple[int, int, int]]
+    """(now ns, s1 recirculations, s2 recirculations)."""
+    ns: int = 0
+    frames: int = 0
+    recirc: tuple[int, int] = (0, 0)
+    windows: list[tuple[int, int]] = field(default_factory=list)
+    _since_loss: int = -1
+    _cut: bool = False
+    _cuts_seen: int = 0
+    _start: tuple[int, int, int] | None = None
+    _data: int = 0
+
+    def on_frame(self, data: bytes, lost: bool) -> None:
+        if lost:
+            if self._start is not None:
+                (t0, a0, b0), (t1, a1, b1) = self._start, self.snapshot()
+                self.ns += t1 - t0
+                self.frames += self._data + 1  # frame intervals from the first to the loss
+                self.recirc = (self.recirc[0] + a1 - a0, self.recirc[1] + b1 - b0)
+                self.windows.append((t0, t1))
+            self._since_loss, self._start, self._data = 0, None, 0
+            return
+        if self._since_loss < 0:
+            return
+        self._since_loss += 1
+        if self._start is not None and is_data(data):
+            self._data += 1
+        if self._since_loss == 1:  # the gap after a loss is drawn at its first frame
+            self._cut = len(self.model.cuts) > self._cuts_seen
+            self._cuts_seen = len(self.model.cuts)
+        if self._cut and self._since_loss == self.settle:
+            self._start = self.snapshot()
+
+
 class StressRun:
     """Builds the network for a spec; `run()` returns the result."""
 
@@ -386,20 +436,30 @@ class StressRun:
             params=self.params, lg_on=spec.mode != "off", rate_bps=spec.rate_gbps * 1e9,
             seed=spec.seed, wire_log=False, keep_frames=False))
         self.net = LGNet(config)
+        self.s1, self.s2 = self.net.switches["s1"], self.net.switches["s2"]
+        self.clock = self.net.net.clock
         self.frame_wire_bits = round(sum((s + ETHERNET_FRAMING_BYTES) * 8 * w
                                          for s, w in spec.sizes) / sum(w for _, w in spec.sizes))
         self.capacity_ids = spec.warmup_frames + spec.frames + 1
         self.model = spec.loss_model()
+        self.steady: SteadyWindows | None = None
         if self.model is not None and spec.max_gap is not None:
             self.model = TruncatedGaps(self.model, spec.max_gap)
-        frame_ps = self.frame_wire_bits * 1e12 / (spec.rate_gbps * 1e9)
-        period_ps = spec.period_ps or frame_ps
+            self.steady = SteadyWindows(self.model, spec.max_gap // 2, self._snapshot)
+        period_ps = spec.period_ps or self.frame_wire_bits * 1e12 / (spec.rate_gbps * 1e9)
         self.warmup_end_ns = int(spec.warmup_frames * period_ps / 1000)
         self.meter = WireMeter(bytearray(self.capacity_ids), count_from_ns=self.warmup_end_ns)
         self.sink = Sink(bytearray(self.capacity_ids))
         self.net.hosts["h2"].handlers.append(self.sink.receive)
         self.net.link.forward.taps.append(self.meter.tap)
         self.stream = FrameStream(HOSTS["h1"], HOSTS["h2"], spec.sizes, spec.seed)
+        self.hold_drops = 0
+        self.samples: list[tuple[int, int, int]] = []
+        """(time ns, Tx buffer bytes, Rx buffer bytes) every sample_ns after the warm-up."""
+        self.marks: dict[str, Any] = {}
+
+    def _snapshot(self) -> tuple[int, int, int]:
+        return self.clock.now_ns(), self.s1.recirculations, self.s2.recirculations
 
     # ---- the generator ---------------------------------------------------------------------
 
@@ -414,111 +474,139 @@ class StressRun:
                 return
             yield stream.frame(stream.next_size())
 
+    def _admission(self) -> Callable[[bytes], None]:
+        """The generator's frames enter s1 as Tofino's paused queue would take them (see
+        TimingModel.hold_buffer_bytes): while the link is paused, up to the hold buffer; while
+        the hold drains after a resume, not at all (they would queue behind it); otherwise
+        always."""
+        receive = self.s1.receive
+        head = _register(self.net, "s1", "lg_tx_hold_head")
+        tail = _register(self.net, "s1", "lg_tx_hold_tail")
+        paused = _register(self.net, "s1", "lg_tx_paused")
+        limit = max(1, self.timing.hold_buffer_bytes * 8 // self.frame_wire_bits)
+
+        def admit(data: bytes) -> None:
+            held = (int(tail.read(LINK_PORT)) - int(head.read(LINK_PORT))) % (1 << 32)
+            if held and (held >= limit or not paused.read(LINK_PORT)):
+                self.hold_drops += 1
+                return
+            receive(HOST_PORT, data)
+
+        return admit
+
     # ---- running ---------------------------------------------------------------------------
 
     def run(self, progress: bool = False) -> StressResult:
-        spec, net = self.spec, self.net
-        s1, s2 = net.switches["s1"], net.switches["s2"]
-        marks: dict[str, tuple[int, int, int, int]] = {}
-        clock = net.net.clock
-
-        def mark(key: str) -> None:
-            marks[key] = (sum(self.sink.delivered), s1.recirculations, s2.recirculations,
-                          clock.now_ns())
-            if key == "gen_end":  # deliveries from now on are after the measurement window
-                self.sink.window = (self.sink.window[0], clock.now_ns())
-                marks["in_window"] = self.sink.in_window
-
-        source = net.net.generator(s1, HOST_PORT, spec.rate_gbps * 1e9, self._frames(),
-                                   period_ps=spec.period_ps, on_end=lambda: mark("gen_end"))
-        tx_reg = _register(net, "s1", "lg_tx_buf_bytes")
-        rx_reg = _register(net, "s2", "lg_rx_buf_bytes")
-        tx_samples: list[int] = []
-        rx_samples: list[int] = []
-        warm_tx: list[int] = []
-        warmup_end = self.warmup_end_ns
-
-        def sample(t: int) -> None:
-            if "gen_end" in marks:
-                return
-            tx, rx = int(tx_reg.read(LINK_PORT)), int(rx_reg.read(LINK_PORT))
-            if t >= warmup_end:
-                tx_samples.append(tx)
-                rx_samples.append(rx)
-            elif 2 * t >= warmup_end:
-                warm_tx.append(tx)
-
-        net.net.every(spec.sample_ns, sample)
-        # The steady state: the second half of the loss-free warm-up.
-        clock.call_at(warmup_end // 2, mark, "half")
-        clock.call_at(warmup_end, mark, "end")
-        clock.call_at(warmup_end, self._start_losses)
-        self.sink.window = (warmup_end, 1 << 62)
+        spec, clock, marks = self.spec, self.clock, self.marks
+        source = LineRateSource(clock, self._admission(), spec.rate_gbps * 1e9, self._frames(),
+                                period_ps=spec.period_ps, on_end=lambda: self._mark("gen_end"))
+        self.net.net.every(spec.sample_ns, self._sampler())
+        # The loss-free steady state: the second half of the warm-up.
+        clock.call_at(self.warmup_end_ns // 2, self._mark, "half")
+        clock.call_at(self.warmup_end_ns, self._mark, "end")
+        clock.call_at(self.warmup_end_ns, self._start_losses)
+        self.sink.window = (self.warmup_end_ns, 1 << 62)
         wall = time.perf_counter()
         events0 = clock.events_run
-        self._run_generator(source, marks, progress)
+        self._run_generator(source, progress)
         # Let everything in flight finish (recoveries, timeouts, drained queues).
-        gen_end_ns = marks["gen_end"][3]
-        clock.run_until(gen_end_ns + 200_000)
+        clock.run_until(marks["gen_end"][3] + 200_000)
         wall = time.perf_counter() - wall
-        return self._result(marks, marks["in_window"], tx_samples, rx_samples, warm_tx, wall,
-                            clock.events_run - events0, source.emitted)
+        return self._result(wall, clock.events_run - events0, source.emitted)
+
+    def _mark(self, key: str) -> None:
+        self.marks[key] = (sum(self.sink.delivered), self.s1.recirculations,
+                           self.s2.recirculations, self.clock.now_ns())
+        if key == "gen_end":  # deliveries from now on are after the measurement window
+            self.sink.window = (self.sink.window[0], self.clock.now_ns())
+            self.marks["in_window"] = self.sink.in_window
+
+    def _sampler(self) -> Callable[[int], None]:
+        tx_reg = _register(self.net, "s1", "lg_tx_buf_bytes")
+        rx_reg = _register(self.net, "s2", "lg_rx_buf_bytes")
+        samples, marks, start = self.samples, self.marks, self.warmup_end_ns // 2
+
+        def sample(t: int) -> None:
+            if t >= start and "gen_end" not in marks:
+                samples.append((t, int(tx_reg.read(LINK_PORT)), int(rx_reg.read(LINK_PORT))))
+
+        return sample
 
     def _start_losses(self) -> None:
         self.net.link.forward.loss = self.model
+        if self.steady is not None:
+            steady = self.steady
+            self.net.link.forward.taps.append(lambda data, lost, _t: steady.on_frame(data, lost))
 
-    def _run_generator(self, source: Any, marks: dict[str, Any], progress: bool) -> None:
+    def _run_generator(self, source: LineRateSource, progress: bool) -> None:
         """Run until the generator's last frame has been handed over."""
         from tqdm import tqdm
 
-        clock = self.net.net.clock
+        clock = self.clock
         total = self.spec.warmup_frames + self.spec.frames
         with tqdm(total=total, unit="frame", disable=not progress, leave=False) as bar:
-            while "gen_end" not in marks:
+            while "gen_end" not in self.marks:
                 before = source.emitted
                 if clock.next_timer_ns() is None:
                     raise RuntimeError("the simulation ran out of events before the end")
                 clock.run_until(clock.now_ns() + 100_000)
                 bar.update(source.emitted - before)
 
-    def _result(self, marks: dict[str, Any], in_window: int, tx_samples: list[int],
-                rx_samples: list[int], warm_tx: list[int], wall: float, events: int,
-                generated: int) -> StressResult:
-        spec, net, meter, sink = self.spec, self.net, self.meter, self.sink
+    # ---- results ---------------------------------------------------------------------------
+
+    def _steady_state(self) -> tuple[float, float, float, int]:
+        """(ns per frame, s1 and s2 recirculations per frame, Tx buffer bytes) of the
+        loss-free steady state: over the cut gaps' windows, else the warm-up's second half."""
+        steady, warm = self.steady, self.warmup_end_ns
+        if steady is not None and steady.frames > 0:
+            windows = steady.windows
+            tx = [tx for t, tx, _ in self.samples if any(a <= t <= b for a, b in windows)]
+            return (steady.ns / steady.frames, steady.recirc[0] / steady.frames,
+                    steady.recirc[1] / steady.frames, _median(tx))
+        (d0, a0, b0, t0), (d1, a1, b1, t1) = self.marks["half"], self.marks["end"]
+        frames = max(1, d1 - d0)
+        tx = [tx for t, tx, _ in self.samples if t < warm]
+        return (t1 - t0) / frames, (a1 - a0) / frames, (b1 - b0) / frames, _median(tx)
+
+    def _result(self, wall: float, events: int, generated: int) -> StressResult:
+        spec, net, meter, sink, marks = self.spec, self.net, self.meter, self.sink, self.marks
         first = spec.warmup_frames
         protected = sum(meter.originals[first:])
         lost_onward = sum(1 for pid in range(first, self.stream.next_id)
                           if meter.originals[pid] and not sink.delivered[pid])
         skipped = self.model.skipped if isinstance(self.model, TruncatedGaps) else 0
-        (d0, r10, r20, t0), (d1, r11, r21, t1) = marks["half"], marks["end"]
-        _, r1e, r2e, gen_end_ns = marks["gen_end"]
-        frames_ss = max(1, d1 - d0)
-        ns_per_frame = (t1 - t0) / frames_ss
-        window_ns = gen_end_ns - self.warmup_end_ns
+        ns_per_frame, tx_per_frame, rx_per_frame, steady_tx = self._steady_state()
+        _, a_end, b_end, gen_end_ns = marks["gen_end"]
+        _, a_start, b_start, _ = marks["end"]
+        measured = [(tx, rx) for t, tx, rx in self.samples if t >= self.warmup_end_ns]
         counters = {name: net.counter(sw, f"lg_cnt_{name}") for sw, name in (
             ("s2", "loss_events"), ("s2", "timeouts"), ("s2", "dups"), ("s1", "retx"),
             ("s2", "pauses"), ("s2", "resumes"), ("s1", "dummies"), ("s2", "acks"))}
+        window_ns = gen_end_ns - self.warmup_end_ns
         result = StressResult(
             spec=spec, copies=self.params.n_copies, link_bps=spec.rate_gbps * 1e9,
             frame_wire_bits=self.frame_wire_bits, sim_ns=window_ns,
             covered=generated - first + skipped, skipped=skipped, protected=protected,
             lost_onward=lost_onward, sent=dict(meter.sent), lost=dict(meter.lost),
             bursts=dict(sorted(meter.bursts.items())), retx_delays_ns=meter.retx_delays_ns,
-            unrecovered_holes=meter.unrecovered, delivered_in_window=in_window,
+            unrecovered_holes=meter.unrecovered, delivered_in_window=marks["in_window"],
             window_ns=window_ns, steady_ns_per_frame=ns_per_frame,
-            tx_samples=tx_samples, rx_samples=rx_samples,
-            steady_tx_bytes=sorted(warm_tx)[len(warm_tx) // 2] if warm_tx else 0,
+            tx_samples=[tx for tx, _ in measured], rx_samples=[rx for _, rx in measured],
+            steady_tx_bytes=steady_tx,
             steady_weight=round(skipped * ns_per_frame / spec.sample_ns),
             tx_max_bytes=net.register("s1", "lg_tx_buf_max_bytes"),
             rx_max_bytes=net.register("s2", "lg_rx_buf_max_bytes"),
-            recirculations={"tx": r1e - r11, "rx": r2e - r21},
-            steady_recirc_per_frame={"tx": (r11 - r10) / frames_ss,
-                                     "rx": (r21 - r20) / frames_ss},
+            recirculations={"tx": a_end - a_start, "rx": b_end - b_start},
+            steady_recirc_per_frame={"tx": tx_per_frame, "rx": rx_per_frame},
             counters=counters, duplicates=sink.duplicates, out_of_order=sink.out_of_order,
             pipeline_capacity_pps=self.timing.pipeline_capacity_pps, wall_s=wall,
-            events=events, generated=generated)
+            events=events, generated=generated, hold_drops=self.hold_drops)
         result.digest = _digest(result, sink.delivered)
         return result
+
+
+def _median(values: list[int]) -> int:
+    return sorted(values)[len(values) // 2] if values else 0
 
 
 def _register(net: LGNet, switch: str, name: str) -> Any:
@@ -541,3 +629,50 @@ def run_stress(spec: StressSpec, progress: bool = False) -> StressResult:
     """Run one stress-test point."""
     return StressRun(spec).run(progress)
 
+
+
+def report(result: StressResult) -> str:
+    """Human-readable summary of one point."""
+    s = result.spec
+    burst = "i.i.d." if s.burst == 1.0 else f"Gilbert-Elliott, bursts of {s.burst:g}"
+    lines = [
+        f"stress: {s.rate_gbps:g}G, mode {s.mode}, loss {s.loss:g} ({burst}), target "
+        f"{s.target:g}, N = {result.copies}, seed {s.seed}; {result.covered} frames measured"
+        + (f" ({result.skipped} of them in cut-out loss-free runs)" if result.skipped else "")
+        + f" after {s.warmup_frames} warm-up frames",
+        f"actual loss (B-C)/B: {result.actual_loss:.3g} (originals {result.original_loss:.3g}"
+        + (f", retransmitted copies {result.retx_loss:.3g}" if result.retx_loss is not None
+           else "") + ")",
+    ]
+    low, high = result.effective_loss_interval()
+    lines.append(
+        f"effective loss: {result.effective_loss:.3g} ({result.lost_onward} of "
+        f"{result.protected + result.skipped} protected packets; 99% interval "
+        f"[{low:.2g}, {high:.2g}]; p^(N+1) from the measured rates: {result.theory_loss():.2g})")
+    lines.append(
+        f"effective link speed: {result.effective_gbps:.2f} Gb/s of {s.rate_gbps:g} "
+        f"({100 * result.speed_reduction:.2f}% less); frames the full hold turned away: "
+        f"{result.hold_drops}")
+    for which, maximum in (("tx", result.tx_max_bytes), ("rx", result.rx_max_bytes)):
+        pct = result.buffer_percentiles(which)
+        lines.append(f"{which.upper()} buffer (bytes): " + ", ".join(
+            f"{k} {v}" for k, v in pct.items()) + f"; register max {maximum}")
+    delays = result.delay_percentiles()
+    if delays:
+        lines.append("retransmission delay (us): " + ", ".join(
+            f"{k} {v:.2f}" for k, v in delays.items()) + f" over {len(result.retx_delays_ns)}")
+    lines.append("consecutive losses: " + ", ".join(
+        f"{k}: {v}" for k, v in result.bursts.items()))
+    lines.append(
+        f"recirculation: sender {result.recirc_overhead('tx'):.3f}%, receiver "
+        f"{result.recirc_overhead('rx'):.3f}% of {result.pipeline_capacity_pps / 1e9:g} Gpps")
+    c = result.counters
+    lines.append(
+        f"loss events {c['loss_events']}, ackNo timeouts {c['timeouts']}, retransmitted copies "
+        f"{c['retx']}, pauses {c['pauses']}, duplicates delivered {result.duplicates}, "
+        f"out of order {result.out_of_order}")
+    lines.append(
+        f"simulated {result.generated} frames in {result.wall_s:.1f} s "
+        f"({result.frames_per_wall_s:.0f} frames/s, {result.events / result.wall_s:.0f} "
+        f"events/s); digest {result.digest}")
+    return "\n".join(lines)

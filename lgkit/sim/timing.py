@@ -17,7 +17,7 @@ ETHERNET_MIN_FRAME_BYTES = 60  # 64-byte minimum frame less the FCS (counted in 
 class TimingModel:
     """Switch and link timing; `for_link` gives the calibrated defaults per link speed."""
 
-    pass_latency_ns: int = 400
+    pass_latency_ns: int = 700
     """Latency of each half of a switch traversal (ns): arrival -> queue (ingress pipeline),
     dequeue -> wire (egress pipeline + MAC), and recirculation -> ingress. A port-to-port
     traversal costs two, a recirculation loop two plus the wait in the recirculation queue.
@@ -38,6 +38,17 @@ class TimingModel:
     the sender's normal queue is always full (LG's header and recoveries make the link slower
     than the generator), so this only bounds the backlog; 200 KB, like the recirculation
     buffer."""
+    hold_buffer_bytes: int = 48_000
+    """Backlog the sender may hold while paused (bytes, in frames of the stream's mean size).
+    Tofino pauses the normal queue: arrivals wait in it (tail-dropped when its buffer is full)
+    and it drains at line rate on resume. Our v1model sender holds packets by recirculating
+    them, and the P4 program does not bound the hold; a sender faster than the link would keep
+    every packet in the hold for ever, and held packets are released only as they come round,
+    in order, which cannot keep a line-rate link busy once the hold is full. So the stress
+    test's generator plays the paused queue's admission: while paused, frames enter up to this
+    buffer; while the hold drains after a resume, new frames are dropped (on Tofino they would
+    queue behind the backlog, which drains at line rate either way); otherwise all enter.
+    48 KB (31 MTU frames) is more than what arrives in one pause at 25G."""
     min_frame_bytes: int = ETHERNET_MIN_FRAME_BYTES
     """Short frames (ACKs, notifications, dummies: 17-20 B) are padded to Ethernet's minimum
     on the wire."""
@@ -48,7 +59,7 @@ class TimingModel:
 
     def __post_init__(self) -> None:
         for name in ("pass_latency_ns", "link_delay_ns", "recirc_buffer_bytes",
-                     "queue_buffer_bytes", "min_frame_bytes"):
+                     "queue_buffer_bytes", "hold_buffer_bytes", "min_frame_bytes"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
         if self.recirc_rate_bps < 0 or self.pipeline_capacity_pps <= 0:

@@ -1,0 +1,106 @@
+"""`lgkit bench-stress`: simulated data frames per second of the virtual-time stress test, and
+where the time goes (P4 pipeline passes versus the event loop, traffic manager and links)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lgkit.sim.scenario import compiled_program
+from lgkit.sim.stress import StressRun, StressSpec
+
+GOAL_FRAMES_PER_MINUTE = 10_000_000
+
+
+@dataclass
+class PassClock:
+    """Counts the pipeline passes of a switch and the wall time spent inside them."""
+
+    passes: int = 0
+    seconds: float = 0.0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        clock = time.perf_counter
+
+        def timed(*args: Any) -> Any:
+            t = clock()
+            try:
+                return fn(*args)
+            finally:
+                self.seconds += clock() - t
+                self.passes += 1
+
+        return timed
+
+
+@dataclass
+class BenchRun:
+    frames: int
+    wall_s: float
+    cpu_s: float
+    events: int
+    passes: int
+    pass_s: float
+
+    @property
+    def frames_per_s(self) -> float:
+        return self.frames / self.wall_s
+
+    @property
+    def frames_per_cpu_s(self) -> float:
+        return self.frames / self.cpu_s
+
+
+def bench_once(spec: StressSpec) -> BenchRun:
+    run = StressRun(spec)
+    timer = PassClock()
+    for switch in run.net.switches.values():
+        pipeline = switch.pipeline
+        for name in ("ingress", "ingress_job", "egress"):
+            setattr(pipeline, name, timer.wrap(getattr(pipeline, name)))
+    cpu = time.process_time()
+    result = run.run()
+    cpu = time.process_time() - cpu
+    return BenchRun(result.generated, result.wall_s, cpu, result.events, timer.passes,
+                    timer.seconds)
+
+
+def bench_stress(rate_gbps: float, loss: float, mode: str, frames: int, repeat: int,
+                 seed: int) -> str:
+    """Run the stress test `repeat` times and report frames/s with min/median/max."""
+    compiled_program()
+    spec = StressSpec(rate_gbps=rate_gbps, loss=loss, mode=mode, frames=frames,
+                      warmup_frames=min(2_000, frames), seed=seed)
+    runs = [bench_once(spec) for _ in range(repeat)]
+    goal = GOAL_FRAMES_PER_MINUTE / 60
+
+    def mmm(values: list[float], fmt: str = ",.0f") -> str:
+        return " / ".join(format(v, fmt) for v in (min(values), statistics.median(values),
+                                                    max(values)))
+
+    per_s = [r.frames_per_s for r in runs]
+    per_cpu = [r.frames_per_cpu_s for r in runs]
+    passes = [r.passes / r.frames for r in runs]
+    events = [r.events / r.frames for r in runs]
+    us_pass = [1e6 * r.pass_s / r.passes for r in runs]
+    share = [r.pass_s / r.wall_s for r in runs]
+    free_passes = [r.frames / max(1e-9, r.wall_s - r.pass_s) for r in runs]
+    lines = [
+        f"bench-stress: {rate_gbps:g}G, mode {mode}, loss {loss:g}, {runs[0].frames} frames "
+        f"per run (2,000 of them warm-up), {repeat} runs; min / median / max",
+        f"simulated frames/s (wall clock):   {mmm(per_s)}",
+        f"simulated frames/s (CPU time):     {mmm(per_cpu)}",
+        f"simulated frames per wall minute:  {mmm([60 * v for v in per_s])}",
+        f"goal: {GOAL_FRAMES_PER_MINUTE:,} frames per wall minute = {goal:,.0f} frames/s; "
+        f"median ratio {statistics.median(per_s) / goal:.4f}",
+        f"pipeline passes per frame:         {mmm(passes, '.1f')}",
+        f"events per frame:                  {mmm(events, '.1f')}",
+        f"us per pipeline pass (wall):       {mmm(us_pass, '.1f')}",
+        f"share of wall time in passes:      {mmm([100 * s for s in share], '.0f')} %",
+        f"frames/s if passes cost nothing:   {mmm(free_passes)} (the event loop, traffic "
+        f"manager, links and meters alone)",
+    ]
+    return "\n".join(lines)
