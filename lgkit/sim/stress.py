@@ -59,7 +59,8 @@ class StressSpec:
     """Fixed generator period (None: back to back at the link rate; 124_000 = Tofino pktgen
     at 100G)."""
     max_gap: int | None = None
-    """Cut loss-free runs longer than this many frames (see TruncatedGaps); None = never."""
+    """Cut loss-free runs longer than this many frames (see TruncatedGaps); None = never. The
+    cut frames count as measured, so a run may end up to one cut run past `frames`."""
     sample_ns: int = 1_000
     """Buffer occupancy sampling period."""
     seed: int = 1
@@ -255,18 +256,21 @@ class StressResult:
 
     @property
     def actual_loss(self) -> float:
-        """(B - C) / B on the protected link: every frame kind, after the warm-up."""
-        sent = sum(self.sent.values())
+        """(B - C) / B on the protected link: every frame kind, after the warm-up (cut-out
+        frames count as sent and not lost)."""
+        sent = sum(self.sent.values()) + self.skipped
         return sum(self.lost.values()) / sent if sent else 0.0
 
     @property
     def original_loss(self) -> float:
-        sent = self.sent.get("data", 0) + self.sent.get("plain", 0)
+        """The loss rate of original data frames (cut-out frames included)."""
+        sent = self.sent.get("data", 0) + self.sent.get("plain", 0) + self.skipped
         lost = self.lost.get("data", 0) + self.lost.get("plain", 0)
         return lost / sent if sent else 0.0
 
     @property
     def retx_loss(self) -> float | None:
+        """The loss rate of retransmitted copies (None if none was sent)."""
         sent = self.sent.get("retx", 0)
         return self.lost.get("retx", 0) / sent if sent else None
 
@@ -283,11 +287,10 @@ class StressResult:
         return low / total, high / total
 
     def theory_loss(self) -> float:
-        """p^(N+1) with the measured loss rates of originals and of retransmitted copies."""
+        """p^(N+1) with p the measured loss rate of the link (all frames)."""
         if self.spec.mode == "off":
-            return self.original_loss
-        p_copy = self.retx_loss if self.retx_loss is not None else self.original_loss
-        return self.original_loss * p_copy ** self.copies
+            return self.actual_loss
+        return self.actual_loss ** (self.copies + 1)
 
     # ---- link speed ------------------------------------------------------------------------
 
@@ -399,7 +402,6 @@ class SteadyWindows:
     windows: list[tuple[int, int]] = field(default_factory=list)
     _since_loss: int = -1
     _cut: bool = False
-    _cuts_seen: int = 0
     _start: tuple[int, int, int] | None = None
     _data: int = 0
 
@@ -419,8 +421,7 @@ class SteadyWindows:
         if self._start is not None and is_data(data):
             self._data += 1
         if self._since_loss == 1:  # the gap after a loss is drawn at its first frame
-            self._cut = len(self.model.cuts) > self._cuts_seen
-            self._cuts_seen = len(self.model.cuts)
+            self._cut = self.model.cutting
         if self._cut and self._since_loss == self.settle:
             self._start = self.snapshot()
 

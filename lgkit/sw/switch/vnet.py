@@ -68,12 +68,13 @@ class GilbertElliott(LossModel):
 
 class TruncatedGaps(LossModel):
     """Another model's losses with every loss-free run longer than `max_gap` frames cut to
-    `max_gap`; `skipped` counts the frames cut out.
+    `max_gap`; `skipped` counts the frames cut out of the runs completed so far.
 
     The model is still stepped once per frame of the full sequence, so losses and bursts are
     exactly the model's; only the long quiet stretches between them are shortened. A system
     back in its steady state `max_gap` frames after a loss behaves the same in the cut frames
-    as in any other loss-free frame, so a run accounts for them as steady-state frames.
+    as in any other loss-free frame, so a run accounts for them as steady-state frames (they
+    stand just before the loss that ends their run).
     """
 
     def __init__(self, model: LossModel, max_gap: int) -> None:
@@ -83,8 +84,11 @@ class TruncatedGaps(LossModel):
         self.max_gap = max_gap
         self.skipped = 0
         self.cuts: list[int] = []
-        """Frames cut out at each cut, in order."""
+        """Frames cut out of each completed run that was cut, in order."""
+        self.cutting = False
+        """Whether the run in progress has been cut."""
         self._quiet = -1  # loss-free frames left before the next loss (-1: draw the next gap)
+        self._cut = 0
 
     def lost(self, rng: random.Random) -> bool:
         if self._quiet < 0:
@@ -92,13 +96,14 @@ class TruncatedGaps(LossModel):
             lost = self.model.lost
             while not lost(rng):
                 gap += 1
-            if gap > self.max_gap:
-                self.skipped += gap - self.max_gap
-                self.cuts.append(gap - self.max_gap)
-                gap = self.max_gap
-            self._quiet = gap
+            self._cut = max(0, gap - self.max_gap)
+            self.cutting = self._cut > 0
+            self._quiet = gap - self._cut
         if self._quiet == 0:
             self._quiet = -1
+            if self._cut:
+                self.skipped += self._cut
+                self.cuts.append(self._cut)
             return True
         self._quiet -= 1
         return False

@@ -1,0 +1,162 @@
+"""Sweeps of stress-test points: the points of each experiment at quick or default scale, run in
+parallel processes (a local Dask cluster, or a given scheduler) and cached as JSON summaries."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lgkit.sim.stress import StressResult, StressSpec, run_stress
+
+RATES = (25.0, 100.0)
+LOSSES = (1e-5, 1e-4, 1e-3)
+MODES = ("lg", "lg_nb")
+MAX_DELAYS_KEPT = 20_000
+
+
+@dataclasses.dataclass(frozen=True)
+class Scale:
+    """How many frames a point gets: simulated at 1e-3 and above, covered (with loss-free runs
+    cut to `max_gap`) below."""
+
+    name: str
+    frames_1e3: int
+    covered_1e4: int
+    covered_1e5: int
+    max_gap: int
+    burst_frames: int
+    law_frames: dict[float, int]
+
+
+QUICK = Scale("quick", 4_000, 40_000, 400_000, 400, 6_000, {5e-2: 8_000})
+DEFAULT = Scale("default", 80_000, 1_000_000, 10_000_000, 1_000, 40_000,
+                {1e-2: 300_000, 2e-2: 150_000, 5e-2: 40_000})
+
+
+def scale_for(quick: bool) -> Scale:
+    return QUICK if quick else DEFAULT
+
+
+def stress_points(scale: Scale, seed: int) -> list[StressSpec]:
+    """Fig. 8's grid (also Fig. 12, Fig. 17, Table 4 and the timeouts): 25G and 100G, loss
+    1e-5, 1e-4, 1e-3, LG and LG_NB, target 1e-8."""
+    points = []
+    for rate in RATES:
+        for loss in LOSSES:
+            for mode in MODES:
+                if loss >= 1e-3:
+                    size = {"frames": scale.frames_1e3}
+                else:
+                    covered = scale.covered_1e4 if loss >= 1e-4 else scale.covered_1e5
+                    size = {"frames": covered, "max_gap": scale.max_gap}
+                points.append(StressSpec(rate_gbps=rate, loss=loss, mode=mode, seed=seed,
+                                         **size))  # type: ignore[arg-type]
+    return points
+
+
+def burst_points(scale: Scale, seed: int) -> list[StressSpec]:
+    """Fig. 18: consecutive losses at 1% and 5%, i.i.d. and bursty (Gilbert-Elliott, bursts of
+    2 frames on average), 100G, LG."""
+    return [StressSpec(rate_gbps=100.0, loss=loss, burst=burst, mode="lg", seed=seed,
+                       frames=scale.burst_frames, warmup_frames=1_000)
+            for loss in (1e-2, 5e-2) for burst in (1.0, 2.0)]
+
+
+def law_points(scale: Scale, seed: int) -> list[StressSpec]:
+    """The p^(N+1) law where it is observable: LG_NB, N = 1, p in [1e-2, 5e-2], 100G."""
+    return [StressSpec(rate_gbps=100.0, loss=p, copies=1, mode="lg_nb", seed=seed,
+                       frames=frames, warmup_frames=500)
+            for p, frames in sorted(scale.law_frames.items())]
+
+
+def point_key(spec: StressSpec) -> str:
+    text = json.dumps(dataclasses.asdict(spec), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def summarize(result: StressResult) -> dict[str, Any]:
+    """What the experiments and notebooks need from one point, as JSON-able values."""
+    s = result.spec
+    low, high = result.effective_loss_interval()
+    return {
+        "rate_gbps": s.rate_gbps, "loss": s.loss, "burst": s.burst, "mode": s.mode,
+        "target": s.target, "copies": result.copies, "seed": s.seed,
+        "covered": result.covered, "generated": result.generated, "skipped": result.skipped,
+        "actual_loss": result.actual_loss, "original_loss": result.original_loss,
+        "retx_loss": result.retx_loss, "effective_loss": result.effective_loss,
+        "effective_loss_low": low, "effective_loss_high": high,
+        "lost_onward": result.lost_onward, "protected": result.protected + result.skipped,
+        "theory_loss": result.theory_loss(), "effective_gbps": result.effective_gbps,
+        "speed_reduction": result.speed_reduction,
+        "tx_buffer": result.buffer_percentiles("tx"),
+        "rx_buffer": result.buffer_percentiles("rx"),
+        "tx_max_bytes": result.tx_max_bytes, "rx_max_bytes": result.rx_max_bytes,
+        "retx_delay_us": result.delay_percentiles(),
+        "retx_delays_ns": result.retx_delays_ns[:MAX_DELAYS_KEPT],
+        "bursts": {str(k): v for k, v in result.bursts.items()},
+        "recirc_tx_pct": result.recirc_overhead("tx"),
+        "recirc_rx_pct": result.recirc_overhead("rx"),
+        "counters": result.counters, "hold_drops": result.hold_drops,
+        "unrecovered_holes": result.unrecovered_holes,
+        "wall_s": result.wall_s, "frames_per_s": result.frames_per_wall_s,
+        "digest": result.digest,
+    }
+
+
+def run_point(spec: StressSpec) -> dict[str, Any]:
+    """Run one point in this process (what each worker does)."""
+    return summarize(run_stress(spec))
+
+
+def run_points(specs: Sequence[StressSpec], cache: Path | None = None, workers: int = 2,
+               scheduler: str | None = None, progress: bool = True) -> list[dict[str, Any]]:
+    """Summaries of `specs` in order: from `cache` (a folder of JSON files) when there, else run
+    in `workers` local processes (Dask) or on `scheduler`, and cached as they arrive."""
+    from tqdm import tqdm
+
+    results: dict[int, dict[str, Any]] = {}
+    todo = []
+    for i, spec in enumerate(specs):
+        path = cache / f"{point_key(spec)}.json" if cache else None
+        if path is not None and path.exists():
+            results[i] = json.loads(path.read_text())
+        else:
+            todo.append(i)
+
+    def keep(i: int, summary: dict[str, Any]) -> None:
+        results[i] = summary
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            path = cache / f"{point_key(specs[i])}.json"
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(summary))
+            tmp.replace(path)
+
+    with tqdm(total=len(todo), unit="point", disable=not progress or not todo,
+              leave=False) as bar:
+        if todo and (workers > 1 or scheduler):
+            _run_dask([specs[i] for i in todo], todo, keep, workers, scheduler, bar)
+        else:
+            for i in todo:
+                keep(i, run_point(specs[i]))
+                bar.update(1)
+    return [results[i] for i in range(len(specs))]
+
+
+def _run_dask(specs: list[StressSpec], index: list[int], keep: Any, workers: int,
+              scheduler: str | None, bar: Any) -> None:
+    from dask.distributed import as_completed
+
+    from lgkit.fabric.sweep import dask_client
+
+    with dask_client(scheduler, workers) as client:
+        futures = client.map(run_point, specs, pure=False)  # type: ignore[attr-defined]
+        position = {future.key: i for future, i in zip(futures, index, strict=True)}
+        for future in as_completed(futures):
+            keep(position[future.key], future.result())
+            future.release()
+            bar.update(1)
