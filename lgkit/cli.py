@@ -19,7 +19,6 @@ COMMAND_MODULES: dict[str, str] = {
     "soak": "lgkit.sim.cli",
     "stress": "lgkit.sim.cli",
     "bench-stress": "lgkit.sim.cli",
-    "stress-sweep": "lgkit.sim.cli",
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",

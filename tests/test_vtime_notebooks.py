@@ -1,5 +1,5 @@
-"""The stress-test experiments at --quick scale print ours beside the paper's, and their
-notebooks (Fig. 8, 12, 17, 18, Table 4) execute headless on those results."""
+"""The stress-test experiments at --quick scale through `lgkit reproduce` print ours beside the
+paper's, and their notebooks (Fig. 8, 12, 17, 18, Table 4) execute headless on those runs."""
 
 from __future__ import annotations
 
@@ -10,43 +10,48 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from lgkit.sim.figures import EXPERIMENTS, run_experiment
+from lgkit.reproduce.registry import lookup
+from lgkit.reproduce.runner import reproduce
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PNG_SIGNATURE = bytes([0x89]) + b"PNG"
 FIGURES = ("fig8", "fig12", "fig17", "fig18", "table4")
+EXPERIMENTS = (*FIGURES, "timeouts")
 
 
 @pytest.fixture(scope="module")
-def quick_results(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    root = tmp_path_factory.mktemp("vtime-results")
+def quick_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    root = tmp_path_factory.mktemp("runs")
     printed = {}
-    for name in EXPERIMENTS:  # the stress points are run once and reused from the cache
-        tables = run_experiment(name, quick=True, seed=1, results=root, workers=2,
-                                progress=False)
-        printed[name] = "\n".join(t.format() for t in tables)
+    for name in EXPERIMENTS:  # the stress points run once, then come from the cache
+        lines: list[str] = []
+        reproduce(lookup(name), ["--quick", "--time-limit", "600", "--results", str(root)],
+                  log=lines.append)
+        printed[name] = "\n".join(lines)
     return root, printed
 
 
 def test_quick_experiments_print_ours_beside_the_paper(
-        quick_results: tuple[Path, dict[str, str]]) -> None:
-    root, printed = quick_results
-    assert "paper  1.16e-03" not in printed["fig8"]  # numbers are formatted, not raw
-    assert "100G 1e-03 LG" in printed["fig8"] and "paper" in printed["fig8"]
-    assert "check: LG at 100G 1e-3: link speed" in printed["fig8"]
-    assert "check: p=0.05" in printed["fig8"]
+        quick_runs: tuple[Path, dict[str, str]]) -> None:
+    root, printed = quick_runs
+    fig8 = printed["fig8"]
+    assert "100G 1e-03 LG" in fig8 and "paper" in fig8 and "scale: virtual time" in fig8
+    assert "check: LG at 100G 1e-3: link speed" in fig8 and "check: p=0.05" in fig8
     assert "FAIL" not in printed["fig17"]  # the calibrated maxima hold at quick scale too
     assert "TX (sender)" in printed["table4"] and "ackNo timeouts" in printed["timeouts"]
-    points = json.loads((root / "quick" / "fig8-points.json").read_text())["points"]
+    (run,) = root.glob("*-fig8-quick-builtin")
+    points = json.loads((run / "points.json").read_text())["points"]
     assert len(points) == 12 and all(p["covered"] >= 4_000 for p in points)
-    assert len(list((root / "quick" / "points").glob("*.json"))) == 12 + 1 + 4
+    assert json.loads((run / "metadata.json").read_text())["status"] == "complete"
+    assert (run / "summary.csv").read_text().count("\n") > 12 * 6
+    assert len(list((root / "vtime-points" / "quick").glob("*.json"))) == 12 + 1 + 4
 
 
 @pytest.mark.parametrize("name", FIGURES)
-def test_notebook_runs_headless(name: str, quick_results: tuple[Path, dict[str, str]],
+def test_notebook_runs_headless(name: str, quick_runs: tuple[Path, dict[str, str]],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    root, _ = quick_results
-    monkeypatch.setenv("LGKIT_VTIME_RESULTS", str(root))
+    root, _ = quick_runs
+    monkeypatch.setenv("LGKIT_RESULTS", str(root))
     notebook = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     NotebookClient(notebook, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
@@ -54,4 +59,5 @@ def test_notebook_runs_headless(name: str, quick_results: tuple[Path, dict[str, 
                for output in cell.outputs]
     assert not [output for output in outputs if output.output_type == "error"]
     assert any("image/png" in output.get("data", {}) for output in outputs)
-    assert (root / "quick" / f"{name}.png").read_bytes()[:4] == PNG_SIGNATURE
+    (run,) = root.glob(f"*-{name}-quick-builtin")
+    assert (run / f"{name}.png").read_bytes()[:4] == PNG_SIGNATURE

@@ -25,6 +25,18 @@ class Entry:
 
 
 ENTRIES: tuple[Entry, ...] = (
+    Entry("fig8", "lgkit.reproduce.fig8", "Fig. 8",
+          "effective loss and link speed, LG and LG_NB, 25G/100G line-rate stress", False),
+    Entry("fig12", "lgkit.reproduce.fig12", "Fig. 12",
+          "Tx and Rx buffer usage under the line-rate stress test", False),
+    Entry("fig17", "lgkit.reproduce.fig17", "Fig. 17",
+          "retransmission delay, calibrated timing model", False),
+    Entry("fig18", "lgkit.reproduce.fig18", "Fig. 18",
+          "consecutive losses at 1% and 5%, i.i.d. and bursty", False),
+    Entry("table4", "lgkit.reproduce.table4", "Table 4",
+          "recirculation overhead of LG, % of pipeline capacity", False),
+    Entry("timeouts", "lgkit.reproduce.timeouts", "§4.1",
+          "ackNo timeouts among the loss events of the stress tests", False),
 )
 "Every experiment, in the order `--list` shows them. Add one line per new experiment."
 

@@ -28,7 +28,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     soak.set_defaults(func=run)
     _register_stress(subparsers)
     _register_bench(subparsers)
-    _register_sweep(subparsers)
 
 
 def _stress_options(parser: argparse.ArgumentParser, frames: int) -> None:
@@ -120,38 +119,3 @@ def run(args: argparse.Namespace) -> int:
     print(report(result))
     return 1 if result.problems() else 0
 
-
-def _register_sweep(subparsers: argparse._SubParsersAction) -> None:
-    from lgkit.sim.figures import EXPERIMENTS
-
-    sweep = subparsers.add_parser(
-        "stress-sweep", help="the paper's stress-test figures in virtual time (Fig. 8, 12, 17, "
-                             "18, Table 4, timeouts): ours beside the paper's")
-    sweep.add_argument("name", choices=sorted(EXPERIMENTS), help="the experiment")
-    sweep.add_argument("--quick", action="store_true", help="the smallest scale (about 1 min)")
-    sweep.add_argument("--seed", type=int, default=1, help="random seed (1)")
-    sweep.add_argument("--workers", type=int, default=2,
-                       help="local worker processes (2; 1 = this process)")
-    sweep.add_argument("--scheduler", default=None,
-                       help="a Dask scheduler address to run the points on instead")
-    sweep.add_argument("--results", default="measurements/vtime",
-                       help="results folder (measurements/vtime); points are cached there")
-    sweep.set_defaults(func=run_sweep_command)
-
-
-def run_sweep_command(args: argparse.Namespace) -> int:
-    import time
-
-    from lgkit.sim.figures import run_experiment
-
-    if args.workers < 1:
-        print("lgkit: error: --workers must be >= 1", file=sys.stderr)
-        return 1
-    started = time.monotonic()
-    tables = run_experiment(args.name, args.quick, args.seed, args.results, args.workers,
-                            args.scheduler, progress=sys.stderr.isatty())
-    for table in tables:
-        print(table.format())
-        print()
-    print(f"{args.name}: {time.monotonic() - started:.0f} s; results in {args.results}")
-    return 0

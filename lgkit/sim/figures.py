@@ -1,70 +1,29 @@
-"""The stress-test experiments (Fig. 8, 12, 17, 18, Table 4, ackNo timeouts): their points, and
-their tables of our numbers beside the paper's, built from the sweep's point summaries."""
+"""The stress-test experiments (Fig. 8, 12, 17, 18, Table 4, ackNo timeouts) for `lgkit
+reproduce`: their points, and their tables of our numbers beside the paper's, built from the
+sweep's point summaries (lgkit/reproduce/<name>.py run them)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from lgkit.reproduce.context import Context
+from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.sim import paper
 from lgkit.sim.stress import StressSpec
-from lgkit.sim.sweep import Scale, burst_points, law_points, stress_points
+from lgkit.sim.sweep import (
+    Scale,
+    burst_points,
+    law_points,
+    run_points,
+    scale_for,
+    stress_points,
+)
 
 Summary = dict[str, Any]
-Cell = float | int | str | None
-
-
-@dataclass(frozen=True)
-class Line:
-    """One row: our values and the paper's (empty: the paper has no such row)."""
-
-    label: str
-    ours: Sequence[Cell]
-    paper: Sequence[Cell] = ()
-
-
-@dataclass(frozen=True)
-class Table:
-    """Ours beside the paper's (the shape of lgkit reproduce's comparison tables)."""
-
-    title: str
-    columns: Sequence[str]
-    lines: Sequence[Line]
-    scale: str
-    notes: Sequence[str] = ()
-    checks: Sequence[tuple[str, bool]] = field(default_factory=tuple)
-
-    def format(self) -> str:
-        def cell(v: Cell) -> str:
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                return "n/a"
-            if isinstance(v, float):
-                return f"{v:.3g}"
-            return str(v)
-
-        rows = [["", "", *self.columns]]
-        for line in self.lines:
-            rows.append([line.label, "ours", *map(cell, line.ours)])
-            if line.paper:
-                rows.append(["", "paper", *map(cell, line.paper)])
-        widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(rows[0]))]
-        out = [f"== {self.title} ==", f"scale: {self.scale}"]
-        for r in rows:
-            out.append("  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1])]
-                                 + [c.rjust(w) for c, w in zip(r[2:], widths[2:],
-                                                                strict=False)]).rstrip())
-        out += [f"note: {n}" for n in self.notes]
-        out += [f"check: {text}: {'PASS' if ok else 'FAIL'}" for text, ok in self.checks]
-        return "\n".join(out)
-
-    def records(self) -> list[dict[str, Cell]]:
-        """One record per (row, column): for the CSV the notebooks read."""
-        return [{"table": self.title, "row": line.label, "column": column,
-                 "ours": line.ours[i] if i < len(line.ours) else None,
-                 "paper": line.paper[i] if i < len(line.paper) else None}
-                for line in self.lines for i, column in enumerate(self.columns)]
 
 
 def _scale(points: Sequence[Summary], scale: Scale) -> str:
@@ -81,12 +40,12 @@ def _label(p: Summary) -> str:
     return f"{p['rate_gbps']:g}G {p['loss']:.0e}{burst} {mode}"
 
 
-def fig8(points: Sequence[Summary], law: Sequence[Summary], scale: Scale) -> list[Table]:
+def fig8(points: Sequence[Summary], law: Sequence[Summary], scale: Scale) -> list[Comparison]:
     lines = []
     for p in points:
         ref = paper.LG_100G.get(p["loss"]) if (p["mode"], p["rate_gbps"]) == ("lg", 100.0) \
             else None
-        lines.append(Line(
+        lines.append(Row(
             _label(p),
             [p["actual_loss"], p["effective_loss"], p["effective_loss_high"], p["theory_loss"],
              p["effective_gbps"], 100 * p["speed_reduction"]],
@@ -98,11 +57,11 @@ def fig8(points: Sequence[Summary], law: Sequence[Summary], scale: Scale) -> lis
     lg, nb = key.get((100.0, 1e-3, "lg")), key.get((100.0, 1e-3, "lg_nb"))
     if lg and nb:
         red = 100 * lg["speed_reduction"]
-        checks.append((f"LG at 100G 1e-3: link speed {red:.1f}% lower (paper 8%, expected "
+        checks.append(Check(f"LG at 100G 1e-3: link speed {red:.1f}% lower (paper 8%, expected "
                        "3-15%)", 3 <= red <= 15))
-        checks.append((f"LG_NB {nb['effective_gbps']:.2f} >= LG {lg['effective_gbps']:.2f} "
+        checks.append(Check(f"LG_NB {nb['effective_gbps']:.2f} >= LG {lg['effective_gbps']:.2f} "
                        "Gb/s at 100G 1e-3", nb["effective_gbps"] >= lg["effective_gbps"]))
-    main = Table(
+    main = Comparison(
         "Fig. 8: actual and effective loss, effective link speed (target 1e-8)",
         ["actual", "effective", "eff. 99% up", "p^(N+1)", "Gb/s", "speed -%"], lines,
         _scale(points, scale),
@@ -119,26 +78,26 @@ def fig8(points: Sequence[Summary], law: Sequence[Summary], scale: Scale) -> lis
         expected = p["protected"] * p["loss"] ** (p["copies"] + 1)
         low = p["effective_loss_low"] * p["protected"]
         high = p["effective_loss_high"] * p["protected"]
-        law_lines.append(Line(
+        law_lines.append(Row(
             f"p {p['loss']:g} N {p['copies']} {p['protected']:,} pkts",
             [p["lost_onward"], expected, p["effective_loss"], p["loss"] ** (p["copies"] + 1)]))
-        law_checks.append((f"p={p['loss']:g}: {p['lost_onward']} lost, p^(N+1) expects "
+        law_checks.append(Check(f"p={p['loss']:g}: {p['lost_onward']} lost, p^(N+1) expects "
                            f"{expected:.1f}, inside the 99% interval [{low:.1f}, {high:.1f}]",
                            low <= expected <= high))
-    law_table = Table("The p^(N+1) law where it is observable (LG_NB, 100G)",
+    law_table = Comparison("The p^(N+1) law where it is observable (LG_NB, 100G)",
                       ["lost", "expected", "effective", "p^(N+1)"], law_lines,
                       _scale(law, scale), checks=law_checks)
     return [main, law_table]
 
 
-def fig12(points: Sequence[Summary], scale: Scale) -> list[Table]:
+def fig12(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
     lines, checks = [], []
     for p in points:
         limits = paper.BUFFER_MAX_BYTES[(p["mode"], p["rate_gbps"])]
         for which in ("tx", "rx"):
             pct = p[f"{which}_buffer"]
             maximum = p[f"{which}_max_bytes"]
-            lines.append(Line(f"{_label(p)} {which.upper()}",
+            lines.append(Row(f"{_label(p)} {which.upper()}",
                               [pct.get("min"), pct.get("p25"), pct.get("p50"), pct.get("p75"),
                                pct.get("max"), maximum],
                               [None, None, None, None, None, limits[which]]))
@@ -146,10 +105,10 @@ def fig12(points: Sequence[Summary], scale: Scale) -> list[Table]:
         ours = [p for p in points if p["mode"] == mode and p["rate_gbps"] == rate]
         for which in ("tx", "rx"):
             peak = max((p[f"{which}_max_bytes"] for p in ours), default=0)
-            checks.append((f"{mode} {rate:g}G {which.upper()} max {peak / 1000:.1f} KB vs the "
+            checks.append(Check(f"{mode} {rate:g}G {which.upper()} max {peak / 1000:.1f} KB vs the "
                            f"paper's <= {limits[which] / 1000:.1f} KB",
                            peak <= limits[which]))
-    return [Table("Fig. 12: Tx and Rx buffer usage (bytes)",
+    return [Comparison("Fig. 12: Tx and Rx buffer usage (bytes)",
                   ["min", "p25", "p50", "p75", "max(sampled)", "max"], lines,
                   _scale(points, scale),
                   notes=["ours: the P4 program's buffer registers (bytes of Tx copies alive, "
@@ -159,20 +118,20 @@ def fig12(points: Sequence[Summary], scale: Scale) -> list[Table]:
                   checks=checks)]
 
 
-def fig17(points: Sequence[Summary], scale: Scale) -> list[Table]:
+def fig17(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
     lines, checks = [], []
     for p in points:
         d = p["retx_delay_us"]
-        lines.append(Line(f"{_label(p)} ({len(p['retx_delays_ns'])})",
+        lines.append(Row(f"{_label(p)} ({len(p['retx_delays_ns'])})",
                           [d.get("min"), d.get("p50"), d.get("p99"), d.get("max"),
                            p["counters"]["timeouts"]],
                           [None, None, None, paper.MAX_RETX_DELAY_US[p["rate_gbps"]], None]))
     for rate, target in paper.MAX_RETX_DELAY_US.items():
         worst = max((max(p["retx_delays_ns"]) / 1000 for p in points
                      if p["rate_gbps"] == rate and p["retx_delays_ns"]), default=math.nan)
-        checks.append((f"{rate:g}G max retransmission delay {worst:.2f} us vs the paper's "
+        checks.append(Check(f"{rate:g}G max retransmission delay {worst:.2f} us vs the paper's "
                        f"{target} us (within 20%)", abs(worst / target - 1) <= 0.2))
-    return [Table("Fig. 17: retransmission delay (us), loss detection to the retransmission",
+    return [Comparison("Fig. 17: retransmission delay (us), loss detection to the retransmission",
                   ["min", "p50", "p99", "max", "timeouts"], lines, _scale(points, scale),
                   notes=["calibrated: pass latency and link delay of TimingModel (docs/vtime.md)"
                          "; ackNoTimeout 8 us at 25G (the paper's 7.5 rounded up), 7 us at "
@@ -180,20 +139,20 @@ def fig17(points: Sequence[Summary], scale: Scale) -> list[Table]:
                   checks=checks)]
 
 
-def fig18(points: Sequence[Summary], scale: Scale) -> list[Table]:
+def fig18(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
     lines, checks = [], []
     for p in points:
         runs = {int(k): v for k, v in p["bursts"].items()}
         total = sum(runs.values())
         share = [runs.get(k, 0) / total if total else math.nan for k in range(1, 6)]
         beyond = sum(v for k, v in runs.items() if k > 5)
-        lines.append(Line(f"{_label(p)} ({total} runs)",
+        lines.append(Row(f"{_label(p)} ({total} runs)",
                           [*share, beyond, p["counters"]["timeouts"], p["lost_onward"]]))
         if p["burst"] == 1.0:
             covered = 1 - beyond / total if total else math.nan
-            checks.append((f"{p['loss']:g} i.i.d.: {100 * covered:.4f}% of loss runs within 5 "
+            checks.append(Check(f"{p['loss']:g} i.i.d.: {100 * covered:.4f}% of loss runs within 5 "
                            "consecutive losses (paper: 99.9999% at 5%)", covered >= 0.999))
-    return [Table("Fig. 18: consecutive losses (share of loss runs of each length)",
+    return [Comparison("Fig. 18: consecutive losses (share of loss runs of each length)",
                   ["1", "2", "3", "4", "5", ">5", "timeouts", "lost"], lines,
                   _scale(points, scale),
                   notes=["i.i.d.: run length is geometric, P(k) = (1-p) p^(k-1); GE2: "
@@ -201,29 +160,29 @@ def fig18(points: Sequence[Summary], scale: Scale) -> list[Table]:
                   checks=checks)]
 
 
-def table4(points: Sequence[Summary], scale: Scale) -> list[Table]:
+def table4(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
     lines = []
     for p in points:
         if p["mode"] != "lg":
             continue
         ref = [paper.RECIRC_OVERHEAD_PCT[(p["rate_gbps"], side)][p["loss"]]
                for side in ("tx", "rx")]
-        lines.append(Line(_label(p), [p["recirc_tx_pct"], p["recirc_rx_pct"]], ref))
-    return [Table("Table 4: recirculation overhead (% of pipeline capacity), LG",
+        lines.append(Row(_label(p), [p["recirc_tx_pct"], p["recirc_rx_pct"]], ref))
+    return [Comparison("Table 4: recirculation overhead (% of pipeline capacity), LG",
                   ["TX (sender)", "RX (receiver)"], lines, _scale(points, scale),
                   notes=["ours: recirculated packets per second over 1 Gpps (the paper's "
                          "'10 Mpps ~1%' of a pipe); every loop of a Tx copy counts"])]
 
 
-def timeouts(points: Sequence[Summary], scale: Scale) -> list[Table]:
+def timeouts(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
     lg = [p for p in points if p["mode"] == "lg"]
     events = sum(p["counters"]["loss_events"] for p in lg)
     fired = sum(p["counters"]["timeouts"] for p in lg)
     unrecovered = sum(p["unrecovered_holes"] for p in lg)
     theirs, their_events = paper.TIMEOUTS
-    return [Table("ackNo timeouts over the LG points of Fig. 8",
+    return [Comparison("ackNo timeouts over the LG points of Fig. 8",
                   ["timeouts", "loss events", "share %", "unrecovered"],
-                  [Line("all LG points", [fired, events,
+                  [Row("all LG points", [fired, events,
                                           100 * fired / events if events else math.nan,
                                           unrecovered],
                         [theirs, their_events, 100 * theirs / their_events, None])],
@@ -237,49 +196,67 @@ class Experiment:
     """One experiment: which points it needs and how it tabulates them."""
 
     name: str
-    paper: str
     points: Callable[[Scale, int], list[StressSpec]]
-    tables: Callable[..., list[Table]]
+    tables: Callable[..., list[Comparison]]
     extra: Callable[[Scale, int], list[StressSpec]] | None = None
 
 
 EXPERIMENTS = {
-    "fig8": Experiment("fig8", "Fig. 8", stress_points, fig8, law_points),
-    "fig12": Experiment("fig12", "Fig. 12", stress_points, fig12),
-    "fig17": Experiment("fig17", "Fig. 17", stress_points, fig17),
-    "fig18": Experiment("fig18", "Fig. 18", burst_points, fig18),
-    "table4": Experiment("table4", "Table 4", stress_points, table4),
-    "timeouts": Experiment("timeouts", "§4.1 timeouts", stress_points, timeouts),
+    "fig8": Experiment("fig8", stress_points, fig8, law_points),
+    "fig12": Experiment("fig12", stress_points, fig12),
+    "fig17": Experiment("fig17", stress_points, fig17),
+    "fig18": Experiment("fig18", burst_points, fig18),
+    "table4": Experiment("table4", stress_points, table4),
+    "timeouts": Experiment("timeouts", stress_points, timeouts),
 }
 
 
-def run_experiment(name: str, quick: bool, seed: int, results: Any, workers: int = 2,
-                   scheduler: str | None = None, progress: bool = True) -> list[Table]:
-    """Run (or reuse) an experiment's points, write its tables and points under `results`
-    (a folder: points/ cache, NAME.csv, NAME-points.json) and return the tables."""
-    import csv
-    import json
-    from pathlib import Path
+def add_arguments(group: Any) -> None:
+    """The options every stress-test experiment adds to `lgkit reproduce NAME`."""
+    group.add_argument("--workers", type=int, default=2,
+                       help="local worker processes for the points (2; 1 = this process)")
+    group.add_argument("--scheduler", default=None,
+                       help="a Dask scheduler address to run the points on instead")
+    group.add_argument("--no-cache", action="store_true",
+                       help="rerun every point (by default points already run with the same "
+                            "spec and code are reused from the results root's vtime-points/)")
 
-    from lgkit.sim.sweep import run_points, scale_for
+
+def run(name: str, ctx: Context) -> list[Comparison]:
+    """Run (or reuse) an experiment's points, keep their summaries in the run's folder
+    (points.json) and return its tables."""
+    import json
 
     experiment = EXPERIMENTS[name]
-    scale = scale_for(quick)
-    folder = Path(results) / scale.name
-    cache = folder / "points"
-    points = run_points(experiment.points(scale, seed), cache, workers, scheduler, progress)
-    args: list[Any] = [points]
+    scale = scale_for(ctx.quick)
+    options = ctx.options
+    workers = getattr(options, "workers", 2)
+    if workers < 1:
+        from lgkit.reproduce.context import ReproduceError
+
+        raise ReproduceError("--workers must be >= 1")
+    cache = None if getattr(options, "no_cache", False) else \
+        Path(ctx.store.path).parent / "vtime-points" / scale.name
+    ctx.note(scale=scale.name, timing="lgkit.sim.timing.TimingModel defaults",
+             frames_1e3=scale.frames_1e3, covered_1e4=scale.covered_1e4,
+             covered_1e5=scale.covered_1e5, max_gap=scale.max_gap)
+    sets = [experiment.points(scale, ctx.seed)]
     if experiment.extra is not None:
-        args.append(run_points(experiment.extra(scale, seed), cache, workers, scheduler,
-                               progress))
-    tables = experiment.tables(*args, scale)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}-points.json").write_text(json.dumps(
-        {"scale": scale.name, "seed": seed, "points": args[0],
-         "extra": args[1] if len(args) > 1 else []}))
-    with (folder / f"{name}.csv").open("w", newline="") as out:
-        writer = csv.DictWriter(out, ["table", "row", "column", "ours", "paper"])
-        writer.writeheader()
-        for table in tables:
-            writer.writerows(table.records())
-    return tables
+        sets.append(experiment.extra(scale, ctx.seed))
+    summaries = []
+    for specs in sets:
+        with ctx.progress(len(specs), f"{len(specs)} stress points", "point") as bar:
+            summaries.append(run_points(specs, cache, workers, getattr(options, "scheduler",
+                                                                       None),
+                                        on_done=lambda: (bar.update(1),
+                                                         ctx.check_time("a stress point"))))
+    (Path(ctx.store.path) / "points.json").write_text(json.dumps(
+        {"experiment": name, "scale": scale.name, "seed": ctx.seed, "points": summaries[0],
+         "extra": summaries[1] if len(summaries) > 1 else []}))
+    ctx.store.write_table("points", [_flat(p) for s in summaries for p in s])
+    return experiment.tables(*summaries, scale)
+
+
+def _flat(p: Summary) -> dict[str, Any]:
+    """A point summary's scalar fields (the points.csv table)."""
+    return {k: v for k, v in p.items() if not isinstance(v, (dict, list))}

@@ -1,5 +1,5 @@
 """Plots of the stress-test experiments, ours with the paper's values overlaid (the notebooks
-call these on a results folder of `lgkit stress-sweep`)."""
+call these on a run folder of `lgkit reproduce NAME`)."""
 
 from __future__ import annotations
 
@@ -17,20 +17,31 @@ RATES = (25.0, 100.0)
 PAPER_STYLE = {"color": "black", "marker": "x", "linestyle": "none", "markersize": 9}
 
 
-def results_folder(default: str = "../measurements/vtime") -> Path:
-    """LGKIT_VTIME_RESULTS, else `default`; inside it the default scale if run, else quick."""
-    root = Path(os.environ.get("LGKIT_VTIME_RESULTS", default))
+def run_folder(name: str, root: str = "../measurements/runs") -> Path:
+    """The run folder to plot: LGKIT_RUN if set, else the newest complete run of `name` under
+    LGKIT_RESULTS (or `root`), default scale before quick."""
+    if os.environ.get("LGKIT_RUN"):
+        return Path(os.environ["LGKIT_RUN"])
+    base = Path(os.environ.get("LGKIT_RESULTS", root))
     for scale in ("default", "quick"):
-        if (root / scale).is_dir():
-            return root / scale
-    raise FileNotFoundError(f"no results under {root}: run `lgkit stress-sweep NAME --quick`")
+        runs = sorted(base.glob(f"*-{name}-{scale}-builtin*"))
+        complete = [r for r in runs if _status(r) == "complete"]
+        if complete:
+            return complete[-1]
+    raise FileNotFoundError(f"no complete run of {name} under {base}: run "
+                            f"`lgkit reproduce {name} --quick`")
 
 
-def load(folder: Path, name: str) -> dict[str, Any]:
-    path = folder / f"{name}-points.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} missing: run `lgkit stress-sweep {name}`")
-    return json.loads(path.read_text())
+def _status(folder: Path) -> str:
+    try:
+        return json.loads((folder / "metadata.json").read_text()).get("status", "")
+    except (OSError, ValueError):
+        return ""
+
+
+def load(folder: Path) -> dict[str, Any]:
+    """The point summaries of a run (points.json)."""
+    return json.loads((folder / "points.json").read_text())
 
 
 def _points(data: dict[str, Any], **match: Any) -> list[dict[str, Any]]:
@@ -39,7 +50,7 @@ def _points(data: dict[str, Any], **match: Any) -> list[dict[str, Any]]:
 
 def fig8(folder: Path) -> Figure:
     """Effective loss (top) and effective link speed (bottom) per loss rate, per link speed."""
-    data = load(folder, "fig8")
+    data = load(folder)
     fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
     for col, rate in enumerate(RATES):
         top, bottom = axes[0][col], axes[1][col]
@@ -75,7 +86,7 @@ def fig8(folder: Path) -> Figure:
 
 def fig12(folder: Path) -> Figure:
     """Tx and Rx buffer usage as boxes (min, p25, p50, p75, max), the paper's maxima as lines."""
-    data = load(folder, "fig12")
+    data = load(folder)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, rate in zip(axes, RATES, strict=True):
         boxes, labels, limits = [], [], []
@@ -99,7 +110,7 @@ def fig12(folder: Path) -> Figure:
 
 def fig17(folder: Path) -> Figure:
     """CDF of the retransmission delay per link speed, the paper's maxima as vertical lines."""
-    data = load(folder, "fig17")
+    data = load(folder)
     fig, ax = plt.subplots(figsize=(7, 4))
     for rate, color in zip(RATES, ("tab:blue", "tab:orange"), strict=True):
         delays = sorted(d / 1000 for p in _points(data, rate_gbps=rate)
@@ -119,7 +130,7 @@ def fig17(folder: Path) -> Figure:
 
 def fig18(folder: Path) -> Figure:
     """Share of loss runs by length (log), i.i.d. and bursty, with the geometric law."""
-    data = load(folder, "fig18")
+    data = load(folder)
     fig, ax = plt.subplots(figsize=(7, 4))
     for p in data["points"]:
         runs = {int(k): v for k, v in p["bursts"].items()}
@@ -144,7 +155,7 @@ def fig18(folder: Path) -> Figure:
 
 def table4(folder: Path) -> Figure:
     """Recirculation overhead bars, ours beside the paper's Table 4."""
-    data = load(folder, "table4")
+    data = load(folder)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for ax, side in zip(axes, ("tx", "rx"), strict=True):
         labels, ours, theirs = [], [], []

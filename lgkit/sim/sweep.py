@@ -4,9 +4,10 @@ parallel processes (a local Dask cluster, or a given scheduler) and cached as JS
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,24 @@ def law_points(scale: Scale, seed: int) -> list[StressSpec]:
             for p, frames in sorted(scale.law_frames.items())]
 
 
+CODE = [Path(__file__).resolve().parents[1] / part for part in (
+    "sim/stress.py", "sim/timing.py", "sim/scenario.py", "sim/frames.py", "sw/switch/vnet.py",
+    "sw/switch/tm.py", "sw/switch/switch.py", "control/linkguardian.py")]
+PROGRAM_DIR = Path(__file__).resolve().parents[2] / "p4"
+
+
+@functools.cache
+def code_digest() -> str:
+    """What a cached point depends on besides its spec: the simulator's and the P4 code."""
+    h = hashlib.sha256()
+    for path in [*CODE, *sorted(PROGRAM_DIR.rglob("*.p4"))]:
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def point_key(spec: StressSpec) -> str:
-    text = json.dumps(dataclasses.asdict(spec), sort_keys=True, default=str)
+    """A point's cache key: its spec and the code that runs it."""
+    text = json.dumps(dataclasses.asdict(spec), sort_keys=True, default=str) + code_digest()
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -113,17 +130,19 @@ def run_point(spec: StressSpec) -> dict[str, Any]:
 
 
 def run_points(specs: Sequence[StressSpec], cache: Path | None = None, workers: int = 2,
-               scheduler: str | None = None, progress: bool = True) -> list[dict[str, Any]]:
-    """Summaries of `specs` in order: from `cache` (a folder of JSON files) when there, else run
-    in `workers` local processes (Dask) or on `scheduler`, and cached as they arrive."""
-    from tqdm import tqdm
-
+               scheduler: str | None = None,
+               on_done: Callable[[], object] | None = None) -> list[dict[str, Any]]:
+    """Summaries of `specs` in order: from `cache` (a folder of JSON files keyed by spec and
+    code) when there, else run in `workers` local processes (Dask) or on `scheduler`, each
+    cached as it arrives; `on_done()` after each point."""
     results: dict[int, dict[str, Any]] = {}
     todo = []
     for i, spec in enumerate(specs):
         path = cache / f"{point_key(spec)}.json" if cache else None
         if path is not None and path.exists():
             results[i] = json.loads(path.read_text())
+            if on_done:
+                on_done()
         else:
             todo.append(i)
 
@@ -135,20 +154,20 @@ def run_points(specs: Sequence[StressSpec], cache: Path | None = None, workers: 
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(summary))
             tmp.replace(path)
+        if on_done:
+            on_done()
 
-    with tqdm(total=len(todo), unit="point", disable=not progress or not todo,
-              leave=False) as bar:
-        if todo and (workers > 1 or scheduler):
-            _run_dask([specs[i] for i in todo], todo, keep, workers, scheduler, bar)
-        else:
-            for i in todo:
-                keep(i, run_point(specs[i]))
-                bar.update(1)
+    if todo and (workers > 1 or scheduler):
+        _run_dask([specs[i] for i in todo], todo, keep, workers, scheduler)
+    else:
+        for i in todo:
+            keep(i, run_point(specs[i]))
     return [results[i] for i in range(len(specs))]
 
 
-def _run_dask(specs: list[StressSpec], index: list[int], keep: Any, workers: int,
-              scheduler: str | None, bar: Any) -> None:
+def _run_dask(specs: list[StressSpec], index: list[int],
+              keep: Callable[[int, dict[str, Any]], None], workers: int,
+              scheduler: str | None) -> None:
     from dask.distributed import as_completed
 
     from lgkit.fabric.sweep import dask_client
@@ -159,4 +178,3 @@ def _run_dask(specs: list[StressSpec], index: list[int], keep: Any, workers: int
         for future in as_completed(futures):
             keep(position[future.key], future.result())
             future.release()
-            bar.update(1)

@@ -1,0 +1,17 @@
+"""Table 4 in virtual time: recirculation overhead as a share of the pipeline's capacity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lgkit.reproduce.context import Context
+from lgkit.reproduce.report import Comparison
+from lgkit.sim import figures
+
+
+def add_arguments(group: Any) -> None:
+    figures.add_arguments(group)
+
+
+def run(ctx: Context) -> list[Comparison]:
+    return figures.run("table4", ctx)
