@@ -1,5 +1,5 @@
 """Virtual-time building blocks of the stress tests: the line-rate generator's exact spacing,
-frame mixes, truncated loss gaps, bursty losses, byte-capped queues and recirculation rate."""
+frame mixes, truncated loss gaps, bursty losses, byte-capped queues and charged recirculation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import pytest
 
 from lgkit.sim.frames import FrameStream, packet_id
 from lgkit.sim.scenario import HOSTS
+from lgkit.sw.exec.jobs import EgressResult, IngressJob
 from lgkit.sw.switch.clock import VirtualClock
+from lgkit.sw.switch.switch import Switch
+from lgkit.sw.switch.tm import TrafficManager
 from lgkit.sw.switch.vnet import GilbertElliott, IidLoss, LineRateSource, TruncatedGaps
 
 
@@ -94,3 +97,38 @@ def test_bursty_gilbert_elliott_has_the_asked_rate_and_burst_length() -> None:
     assert sum(losses) / starts == pytest.approx(3.0, rel=0.1)
     with pytest.raises(ValueError):
         GilbertElliott.bursty(0.02, mean_burst=0.5)
+
+
+class _Job:
+    def __init__(self, length: int) -> None:
+        self.port, self.priority, self.length = 2, 0, length
+
+
+def test_queue_byte_cap_drops_what_does_not_fit() -> None:
+    clock = VirtualClock()
+    sent: list[int] = []
+    tm = TrafficManager(clock, 1, lambda job, *_: sent.append(job.length) or job.length)
+    tm.set_port_rate(1e9, 2, burst_bytes=0)
+    tm.set_queue_bytes(2_500, port=2)
+    for _ in range(5):
+        tm.enqueue(_Job(1_000))  # the first leaves at once, two wait, two do not fit
+    clock.run_until()
+    assert sent == [1_000] * 3 and tm.drops["queue_full"] == 2
+    tm.set_queue_bytes(0, port=2)
+    for _ in range(5):
+        tm.enqueue(_Job(1_000))
+    clock.run_until()
+    assert len(sent) == 8 and tm.drops["queue_full"] == 2  # only the 64-packet depth now
+
+
+def test_a_recirculated_packet_is_charged_to_its_port_and_counted() -> None:
+    data = bytes(300)
+
+    class Loops:
+        def egress(self, *_args: object) -> EgressResult:
+            return EgressResult(None, [], IngressJob(data, 4, {}), False)
+
+    switch = Switch(clock=VirtualClock(), pass_latency_ns=10)
+    switch.pipeline = Loops()
+    assert switch._egress_pass(_Job(300), 0, 0, 0, 0, 0) == len(data)
+    assert switch.recirculations == 1
