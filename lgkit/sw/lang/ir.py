@@ -265,8 +265,12 @@ class Stmt(Node):
 
 @dataclass(eq=False)
 class Assign(Stmt):
+    """`lhs = rhs`, or with `op` a compound assignment `lhs op= rhs`: the checker makes rhs
+    the Binary `lhs op rhs`, and the location lhs is evaluated once."""
+
     lhs: Expr
     rhs: Expr
+    op: str | None = None
 
 
 @dataclass(eq=False)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -99,6 +100,7 @@ class ExprGen:
     def __init__(self, fx: FnCtx):
         self.fx = fx
         self.lazy = 0  # > 0 while generating an operand that may not be evaluated
+        self.presets: dict[int, str] = {}  # id(expr) -> code already computed for it
 
     # ------------------------------------------------------------------ places
 
@@ -180,6 +182,8 @@ class ExprGen:
         """Python code for the value of e: a scalar, or a list of slot values for aggregates.
         Code nested too deeply for Python's parser is computed into a temporary first, where
         that cannot change what runs (not inside the lazy operands of ?:, && and ||)."""
+        if id(e) in self.presets:
+            return self.presets[id(e)]
         t = e.type
         if not self._is_scalar_type(t) and self.is_place(e):
             return self.place(e).span()
@@ -192,6 +196,15 @@ class ExprGen:
             self.fx.line(f"{tmp} = {code}")
             return tmp
         return code
+
+    @contextmanager
+    def preset(self, e: ir.Expr, code: str) -> Iterator[None]:
+        """While active, the value of e is `code` (an evaluated location, not e again)."""
+        self.presets[id(e)] = code
+        try:
+            yield
+        finally:
+            del self.presets[id(e)]
 
     def lazily(self, e: ir.Expr) -> str:
         """Code for an operand that may not run (a branch of ?:, the right of && and ||)."""

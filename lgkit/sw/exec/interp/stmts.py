@@ -144,10 +144,13 @@ class Stmts:
         if isinstance(lhs, ir.Slice):
             base, lo, hi = _flat_slice(lhs)
             target = self._scalar_target(fx, base, pin=True)
-            self._slice_store(fx, target, base.type, lo, hi, fx.eg.ex(s.rhs))
+            with fx.eg.preset(lhs, f"(({target} >> {lo}) & {hex((1 << (hi - lo + 1)) - 1)})"):
+                self._slice_store(fx, target, base.type, lo, hi, fx.eg.ex(s.rhs))
             return
         place = self._pinned(fx, fx.eg.place(lhs))
-        self._store(fx, place, self._value_for(fx, s.rhs, lhs.type))
+        current = place.ref() if is_scalar(place.type) else place.span()
+        with fx.eg.preset(lhs, current):  # `lhs op= rhs` reads the location it writes
+            self._store(fx, place, self._value_for(fx, s.rhs, lhs.type))
 
     @staticmethod
     def _pinned(fx: FnCtx, place: Place) -> Place:

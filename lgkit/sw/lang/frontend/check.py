@@ -305,7 +305,8 @@ class Checker(TableChecker):
             s.lhs = self.expr(s.lhs, scope, None)
             self.require_lvalue(s.lhs, "the left side of an assignment")
             assert s.lhs.type is not None
-            s.rhs = self.convert(self.expr(s.rhs, scope, s.lhs.type), s.lhs.type)
+            rhs = s.rhs if s.op is None else ir.Binary(s.loc, s.op, s.lhs, s.rhs)
+            s.rhs = self.convert(self.expr(rhs, scope, s.lhs.type), s.lhs.type)
         elif isinstance(s, ir.CallStmt):
             s.call = self.call(s.call, scope, None)
         elif isinstance(s, ir.If):

@@ -281,6 +281,9 @@ class _IrBuilder(Transformer):
     def assign(self, meta: Any, c: _Children) -> ir.Assign:
         return ir.Assign(self._loc(meta), c[0], c[1])
 
+    def compound_assign(self, meta: Any, c: _Children) -> ir.Assign:
+        return ir.Assign(self._loc(meta), c[0], c[2], str(c[1])[:-1])
+
     def call_stmt(self, meta: Any, c: _Children) -> ir.CallStmt:
         loc = self._loc(meta)
         return ir.CallStmt(loc, ir.Call(loc, c[0], c[2], c[1] or []))
