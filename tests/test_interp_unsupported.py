@@ -24,12 +24,6 @@ control MyDeparser(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } 
 """
 
 CASES = {
-    "random hash": """
-control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    apply {
-        hash(meta.m, HashAlgorithm.random, 16w0, { hdr.h.a }, 32w100);
-    }
-}""",
     "action profile": """
 control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
     action_profile(32w128) prof;

@@ -333,11 +333,13 @@ class For(Stmt):
 
 @dataclass(eq=False)
 class ForIn(Stmt):
-    """`for (T var in lo .. hi) body`: var takes lo, lo + 1, ..., hi."""
+    """`for (T var in lo .. hi) body`: var takes lo, lo + 1, ..., hi; with `hi` None,
+    `for (T var in lo) body` over a header stack (elements 0 .. size-1) or a list: var takes
+    a copy of each element in turn."""
 
     var: VarDecl
     lo: Expr
-    hi: Expr
+    hi: Expr | None
     body: Stmt
 
 

@@ -910,6 +910,8 @@ class P4InfoBuilder:
             set_doc(out, key.annotations)
             ty = key.expr.type
             out.bitwidth = 0 if isinstance(ty, t.EnumT) and ty.name == "error" else type_width(ty)
+            if isinstance(ty, t.EnumT) and ty.underlying is not None:
+                self.types.spec(ty)  # p4c lists a serializable enum key's type in type_info
             if key.match_kind in MATCH_TYPES:
                 out.match_type = MATCH_TYPES[key.match_kind]
             else:

@@ -9,7 +9,14 @@ from lgkit.sw.exec.interp import hashes
 from lgkit.sw.exec.interp.bitdata import BitData
 from lgkit.sw.exec.interp.exprs import Place, fit, unsupported
 from lgkit.sw.exec.interp.fnctx import FnCtx
-from lgkit.sw.exec.interp.layout import field_offset, is_scalar, scalar_width, size_of, template
+from lgkit.sw.exec.interp.layout import (
+    field_offset,
+    is_scalar,
+    leaf_types,
+    scalar_width,
+    size_of,
+    template,
+)
 from lgkit.sw.exec.interp.packetgen import packet_method
 from lgkit.sw.exec.interp.scope import ActionB, ExternB, FuncB, InstanceB, PacketB, RefSlot, TableB
 from lgkit.sw.lang import ir
@@ -362,11 +369,16 @@ class Calls:
         return self.gen.const_obj(hashes.ALGORITHMS[e.member])
 
     def _fn_hash(self, fx: FnCtx, call: ir.Call, args: list) -> str:
+        """out = base + H(data) % max (max 0: base). HashAlgorithm.random draws H uniformly
+        below max from the pipeline's generator (seeded by Pipeline.load / seed())."""
         out, algo, base, data, maxv = args
-        fn = self._algo(call, algo)
-        blob = BitData(self, fx).bytes_of(data)
         h = fx.temp()
-        fx.line(f"{h} = {fn}({blob})")
+        if isinstance(algo, ir.TypeMember) and algo.member == "random":
+            BitData(self, fx).bytes_of(data)  # the data is evaluated, then ignored
+            fx.line(f"{h} = _rng.getrandbits(64)")
+        else:
+            fn = self._algo(call, algo)
+            fx.line(f"{h} = {fn}({BitData(self, fx).bytes_of(data)})")
         b, m = fx.eg.ex(base), fx.eg.ex(maxv)
         mconst = fx.eg.const_int(maxv)
         if mconst == 0:
@@ -493,7 +505,7 @@ class Calls:
 
 def _header_bytes(t: StructLikeT) -> int:
     bits = 0
-    for _, ft in t.fields:
+    for ft in leaf_types(t):
         if isinstance(ft, BitsT):
             bits += ft.width
         elif isinstance(ft, BoolT):

@@ -209,7 +209,8 @@ class CodeGen:
             for d in blocks:
                 target = self.type_decl(d.type_ref.name)
                 calls = sites.get(id(d), [])
-                block = self.compile_sub_block(target, prefix + d.name + ".", d, scope, calls)
+                block = self.compile_sub_block(target, qualified(prefix, d) + ".", d, scope,
+                                               calls)
                 scope.bind(d, block)
 
     def compile_instance(self, d: ir.InstanceDecl, scope: Scope, prefix: str) -> None:

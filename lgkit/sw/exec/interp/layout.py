@@ -64,6 +64,17 @@ def field_offset(t: StructLikeT, name: str) -> int:
     raise KeyError(name)
 
 
+def leaf_types(t: StructLikeT) -> list[P4Type]:
+    """A header's field types in slot (and wire) order, structs nested in it flattened."""
+    out: list[P4Type] = []
+    for _, ft in t.fields:
+        if isinstance(ft, StructLikeT) and ft.kind == "struct":
+            out.extend(leaf_types(ft))
+        else:
+            out.append(ft)
+    return out
+
+
 def is_scalar(t: P4Type) -> bool:
     return isinstance(t, BitsT | BoolT | EnumT | InfIntT)
 
@@ -76,7 +87,7 @@ def template(t: P4Type) -> list:
 def fixed_width(t: StructLikeT) -> int:
     """Bits of a header's fixed-width fields."""
     total = 0
-    for _, ft in t.fields:
+    for ft in leaf_types(t):
         if isinstance(ft, BitsT):
             total += ft.width
         elif isinstance(ft, BoolT):

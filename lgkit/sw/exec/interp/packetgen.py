@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.exprs import Place, unsupported
 from lgkit.sw.exec.interp.fnctx import FnCtx
-from lgkit.sw.exec.interp.layout import is_scalar, scalar_width, size_of
+from lgkit.sw.exec.interp.layout import is_scalar, leaf_types, scalar_width, size_of
 from lgkit.sw.exec.interp.scope import PacketB, Scope
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.types import BitsT, BoolT, StackT, StructLikeT, VarbitT
@@ -49,7 +49,7 @@ def packet_method(calls: Calls, fx: FnCtx, call: ir.Call, b: PacketB, name: str)
                 code = f"((({code}) + {half}) & {hex((1 << w) - 1)}) - {half}"
             return f"({code} != 0)" if isinstance(t, BoolT) else code
         if isinstance(t, StructLikeT) and t.kind in ("header", "struct") and all(
-            isinstance(ft, BitsT | BoolT) for _, ft in t.fields
+            isinstance(ft, BitsT | BoolT) for ft in leaf_types(t)
         ):
             tmp = fx.temp()
             values = _read_header(gen, fx, t, tmp, padded=False)
@@ -96,7 +96,7 @@ def _read_header(
         fx.line(f"{tmp} = _read_bits(data, pos, {width})")
     values = []
     shift = width
-    for _, ft in t.fields:
+    for ft in leaf_types(t):
         w = scalar_width(ft)
         shift -= w
         code = f"({tmp} >> {shift})" if shift else tmp
@@ -110,7 +110,7 @@ def _read_header(
 
 
 def _fixed_bits(t: StructLikeT) -> int:
-    return sum(scalar_width(ft) for _, ft in t.fields if not isinstance(ft, VarbitT))
+    return sum(scalar_width(ft) for ft in leaf_types(t) if not isinstance(ft, VarbitT))
 
 
 def _padded_bits(t: StructLikeT) -> int:
@@ -134,7 +134,7 @@ def _extract(gen: CodeGen, fx: FnCtx, call: ir.Call, args: list[ir.Expr]) -> Non
         with fx.indent():
             fx.line(f"raise _PErr({gen.error_code('StackOutOfBounds')})")
     place = fx.eg.place(target)
-    varbit = [ft for _, ft in t.fields if isinstance(ft, VarbitT)]
+    varbit = [ft for ft in leaf_types(t) if isinstance(ft, VarbitT)]
     if varbit:
         if len(args) < 2:
             raise unsupported(call, "extract of a varbit header without a length")
@@ -175,7 +175,7 @@ def _invalidate_union_siblings(fx: FnCtx, target: ir.Expr) -> None:
 def _extract_varbit(gen: CodeGen, fx: FnCtx, t: StructLikeT, place: Place, length: str) -> None:
     lt = fx.temp()
     fx.line(f"{lt} = {length}")
-    vmax = next(ft.max_width for _, ft in t.fields if isinstance(ft, VarbitT))
+    vmax = next(ft.max_width for ft in leaf_types(t) if isinstance(ft, VarbitT))
     fx.line(f"if {lt} & 7:")  # BMv2's order of checks: multiple of 8, length, maximum
     with fx.indent():
         fx.line(f"raise _PErr({gen.error_code('ParserInvalidArgument')})")
@@ -190,7 +190,7 @@ def _extract_varbit(gen: CodeGen, fx: FnCtx, t: StructLikeT, place: Place, lengt
     fx.line(f"{cursor} = pos")
     off = 1
     stores = ["1"]
-    for _, ft in t.fields:
+    for ft in leaf_types(t):
         if isinstance(ft, VarbitT):
             stores.append(f"_read_bits(data, {cursor}, {lt}) if {lt} else 0")
             stores.append(lt)
@@ -233,9 +233,9 @@ def _emit_place(fx: FnCtx, place: Place) -> None:
         return
     fx.line(f"if {place.ref()}:")
     with fx.indent():
-        if any(isinstance(ft, VarbitT) for _, ft in t.fields):
+        if any(isinstance(ft, VarbitT) for ft in leaf_types(t)):
             off = 1
-            for _, ft in t.fields:
+            for ft in leaf_types(t):
                 if isinstance(ft, VarbitT):
                     fx.line(f"P.out.append(({place.ref(off)}, {place.ref(off + 1)}))")
                     off += 2
@@ -247,7 +247,7 @@ def _emit_place(fx: FnCtx, place: Place) -> None:
         terms = []
         shift = width
         off = 1
-        for _, ft in t.fields:
+        for ft in leaf_types(t):
             shift -= scalar_width(ft)
             v = _field_bits(place, off, ft)
             terms.append(f"({v} << {shift})" if shift else v)
@@ -370,7 +370,7 @@ def _always_aligned(decl: ir.ParserDecl) -> bool:
                 t = node.args[0].value.type
                 if not isinstance(t, StructLikeT) or len(node.args) > 1:
                     ok = False
-                elif any(isinstance(ft, VarbitT) for _, ft in t.fields):
+                elif any(isinstance(ft, VarbitT) for ft in leaf_types(t)):
                     ok = False
             elif name == "advance" and node.args:
                 amount = node.args[0].value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.exprs import ExprGen, Place, fit, unsupported
-from lgkit.sw.exec.interp.layout import is_scalar, template
+from lgkit.sw.exec.interp.layout import is_scalar, size_of, template
 from lgkit.sw.exec.interp.scope import ConstVal, PyVar, TableB
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.types import BitsT, P4Type
@@ -72,12 +72,27 @@ class Stmts:
     def _st_ForIn(self, fx: FnCtx, s: ir.ForIn) -> None:
         slot = fx.gen.alloc(s.var.type_ref.resolved, s.var)
         fx.scope.bind(s.var, slot)
+        if s.hi is None:
+            self._for_in_elements(fx, s, Place(str(slot.base), slot.base, slot.type))
+            return
         lo, hi, value = fx.temp(), fx.temp(), fx.temp()
         fx.line(f"{lo} = {fx.eg.ex(s.lo)}")
         fx.line(f"{hi} = {fx.eg.ex(s.hi)}")
         fx.line(f"for {value} in range({lo}, {hi} + 1):")
         with fx.indent():
             fx.line(f"S[{slot.base}] = {value}")
+            self.block(fx, s.body)
+
+    def _for_in_elements(self, fx: FnCtx, s: ir.ForIn, var: Place) -> None:
+        """Over a header stack: element i (all `size` of them, valid or not) is copied into
+        the variable at the start of iteration i."""
+        index = fx.temp()
+        stack = fx.eg.place(s.lo)
+        stride = size_of(var.type)
+        fx.line(f"for {index} in range({s.lo.type.size}):")
+        with fx.indent():
+            start = f"{stack.at(1)} + {stride} * {index}"
+            fx.line(f"{var.span()} = S[{start}:{start} + {stride}]")
             self.block(fx, s.body)
 
     def _st_Return(self, fx: FnCtx, s: ir.Return) -> None:

@@ -346,6 +346,9 @@ class Checker(TableChecker):
             if s.cond is not None:
                 s.cond = self.expect_bool(self.expr(s.cond, inner, t.BoolT()), "for condition")
             s.update = [self.stmt(st, inner) for st in s.update]
+        elif s.hi is None:
+            self.for_in_elements(s, scope)
+            inner.declare(s.var.name, s.var, s.var.loc)
         else:
             vtype = self.resolve_type(s.var.type_ref, scope)
             if not isinstance(vtype, t.BitsT):
@@ -358,6 +361,19 @@ class Checker(TableChecker):
             s.body = self.stmt(s.body, Scope(inner))
         finally:
             self.loop_depth -= 1
+
+    def for_in_elements(self, s: ir.ForIn, scope: Scope) -> None:
+        """`for (T x in e)`: e a header stack of T (p4c does not iterate over lists either)."""
+        vtype = self.resolve_type(s.var.type_ref, scope)
+        if isinstance(s.lo, ir.ListExpr):
+            raise self.fail(s.lo.loc, "unsupported: for-in over a list")
+        s.lo = self.expr(s.lo, scope, None)
+        ctype = s.lo.type
+        if not isinstance(ctype, t.StackT):
+            raise self.fail(s.lo.loc, f"cannot iterate over a value of type {type_str(ctype)}")
+        if ctype.elem is not vtype and ctype.elem != vtype:
+            raise self.fail(s.var.loc, f"the loop variable has type {type_str(vtype)}, the "
+                            f"stack's elements {type_str(ctype.elem)}")
 
     def var_decl(self, decl: ir.VarDecl, scope: Scope) -> None:
         vtype = self.resolve_type(decl.type_ref, scope)

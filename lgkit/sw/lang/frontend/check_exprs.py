@@ -192,8 +192,9 @@ class ExprChecker(TypeChecker):
                 raise self.fail(e.index.loc, f"index {value} out of range for stack of size "
                                 f"{base.size}")
             e.index = implicit_cast(e.index, t.BitsT(32))
-        elif not (isinstance(itype, t.BitsT) and not itype.signed):
-            raise self.fail(e.index.loc, f"stack index must be bit<W>, not {type_str(itype)}")
+        elif not isinstance(itype, t.BitsT):  # bit<W> or int<W> (a negative one is out of range)
+            raise self.fail(e.index.loc, f"stack index must be bit<W> or int<W>, not "
+                            f"{type_str(itype)}")
         e.type = base.elem
         return e
 

@@ -72,9 +72,7 @@ class TypeChecker:
 
     def check_field_type(self, decl: ir.TypeDecl, name: str, ftype: t.P4Type, loc: ir.Loc) -> None:
         if decl.kind == "header":
-            ok = isinstance(ftype, (t.BitsT, t.VarbitT, t.BoolT)) or (
-                isinstance(ftype, t.EnumT) and ftype.underlying is not None
-            )
+            ok = isinstance(ftype, t.VarbitT) or _fixed_width_field(ftype)
             if isinstance(ftype, t.VarbitT) and any(
                 isinstance(ft, t.VarbitT) for _, ft in self._fields_so_far(decl, name)
             ):
@@ -183,3 +181,12 @@ class TypeChecker:
         if not isinstance(value, int) or isinstance(value, bool):
             raise self.fail(expr.loc, f"{what} must be a compile-time integer constant")
         return value
+
+
+def _fixed_width_field(ftype: t.P4Type) -> bool:
+    """A header field type of fixed width: bit<W>, int<W>, bool, a serializable enum, or a
+    struct of those (P4 1.2.2: structs nested in headers)."""
+    if isinstance(ftype, t.StructLikeT) and ftype.kind == "struct":
+        return all(_fixed_width_field(ft) for _, ft in ftype.fields)
+    return isinstance(ftype, t.BitsT | t.BoolT) or (
+        isinstance(ftype, t.EnumT) and ftype.underlying is not None)

@@ -99,6 +99,7 @@ class _IrBuilder(Transformer):
     def __init__(self, origin: list[tuple[str, int]]) -> None:
         super().__init__()
         self._origin = origin
+        self._direct: list[ir.InstanceDecl] = []  # instances made for Type.apply(...)
 
     def loc_at(self, line: int | None, column: int | None) -> ir.Loc:
         if not line or line > len(self._origin):
@@ -284,6 +285,24 @@ class _IrBuilder(Transformer):
     def compound_assign(self, meta: Any, c: _Children) -> ir.Assign:
         return ir.Assign(self._loc(meta), c[0], c[2], str(c[1])[:-1])
 
+    def direct_apply(self, meta: Any, c: _Children) -> ir.CallStmt:
+        """`Type.apply(args)` of a control or parser type: an instance of Type without
+        constructor arguments (named Type in P4Info, as p4c does), applied. The instance is
+        declared in the enclosing control or parser when that is built."""
+        loc = self._loc(meta)
+        type_name = str(c[1])
+        instance = ir.InstanceDecl(loc, f"{type_name}__direct{len(self._direct)}",
+                                   ir.TypeRef(loc, type_name), [],
+                                   annotations={"name": [f'"{type_name}"']})
+        self._direct.append(instance)
+        target = ir.Member(loc, ir.PathExpr(loc, instance.name), "apply")
+        return ir.CallStmt(loc, ir.Call(loc, target, c[2] or []))
+
+    def _direct_instances(self) -> list[ir.Decl]:
+        """The instances made by direct applications since the last control or parser."""
+        made, self._direct = self._direct, []
+        return list(made)
+
     def call_stmt(self, meta: Any, c: _Children) -> ir.CallStmt:
         loc = self._loc(meta)
         return ir.CallStmt(loc, ir.Call(loc, c[0], c[2], c[1] or []))
@@ -310,8 +329,12 @@ class _IrBuilder(Transformer):
         var = ir.VarDecl(loc, c[2], c[1], None, annotations=c[0])
         return ir.ForIn(loc, var, c[4], c[6], c[7])
 
-    def for_in_list_stmt(self, meta: Any, c: _Children) -> ir.Stmt:
-        raise error_at(self._loc(meta), "unsupported: for-in over a header stack or list")
+    def for_in_list_stmt(self, meta: Any, c: _Children) -> ir.ForIn:
+        loc = self._loc(meta)
+        if str(c[3]) != "in":
+            raise error_at(loc, f"syntax error: expected 'in', got '{c[3]}'")
+        var = ir.VarDecl(loc, c[2], c[1], None, annotations=c[0])
+        return ir.ForIn(loc, var, c[4], None, c[5])
 
     def for_inits(self, meta: Any, c: _Children) -> list[ir.Stmt]:
         return list(c)
@@ -478,7 +501,8 @@ class _IrBuilder(Transformer):
             [],
             c[3],
             ctor_params=c[4] or [],
-            locals=[d for d in body if not isinstance(d, ir.ParserState)],
+            locals=[d for d in body if not isinstance(d, ir.ParserState)]
+            + self._direct_instances(),
             states=[s for s in body if isinstance(s, ir.ParserState)],
             annotations=c[0],
         )
@@ -519,7 +543,7 @@ class _IrBuilder(Transformer):
             [],
             c[3],
             ctor_params=c[4] or [],
-            locals=list(c[5:-1]),
+            locals=list(c[5:-1]) + self._direct_instances(),
             apply=c[-1],
             annotations=c[0],
         )
