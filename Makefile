@@ -3,7 +3,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 TARGET ?= builtin
 
-.PHONY: setup test lint demo clean
+FUZZ_EXAMPLES ?= 20000
+
+.PHONY: setup test lint fuzz demo clean
 
 setup:
 	@bash scripts/setup.sh
@@ -15,6 +17,11 @@ lint: setup
 test: export LGKIT_TEST_TOOLS := 1
 test: lint
 	$(PY) -m pytest -q -rs -p no:cacheprovider tests
+
+# longer fuzzing than `make test` does (LGKIT_FUZZ_EXAMPLES inputs per fuzz test)
+fuzz: setup
+	LGKIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
+		--hypothesis-show-statistics tests/test_fuzz_frontend.py tests/test_fuzz_stf.py
 
 demo: setup
 	$(VENV)/bin/lgkit demo --target $(TARGET)
