@@ -49,6 +49,8 @@ def _register_stress(subparsers: argparse._SubParsersAction) -> None:
                         help="target effective loss; N copies from Eq. 2 (1e-8)")
     stress.add_argument("--copies", type=int, default=None, help="N copies instead of Eq. 2")
     stress.add_argument("--frame-bytes", type=int, default=1514, help="frame size (1514)")
+    stress.add_argument("--mix", default=None, metavar="SIZE:WEIGHT,...",
+                        help="a seeded frame-size mix instead, e.g. 64:1,1514:3")
     stress.add_argument("--pktgen", action="store_true",
                         help=f"a frame every {TOFINO_PKTGEN_PERIOD_NS} ns (Tofino pktgen) "
                              "instead of back to back")
@@ -74,10 +76,11 @@ def run_stress_command(args: argparse.Namespace) -> int:
     if args.link_delay_ns is not None:
         timing = replace(timing, link_delay_ns=args.link_delay_ns)
     try:
+        mix = _mix(args.mix) if args.mix else ()
         spec = StressSpec(
             rate_gbps=args.rate_gbps, loss=args.loss, burst=args.burst, mode=args.mode,
             target=args.target, copies=args.copies, frames=args.frames,
-            warmup_frames=args.warmup, frame_bytes=args.frame_bytes,
+            warmup_frames=args.warmup, frame_bytes=args.frame_bytes, mix=mix,
             period_ps=TOFINO_PKTGEN_PERIOD_NS * 1000 if args.pktgen else None,
             max_gap=args.max_gap, seed=args.seed, timing=timing)
     except ValueError as exc:
@@ -85,6 +88,15 @@ def run_stress_command(args: argparse.Namespace) -> int:
         return 1
     print(report(run_stress(spec, progress=sys.stderr.isatty())))
     return 0
+
+
+def _mix(text: str) -> tuple[tuple[int, float], ...]:
+    """'64:1,1514:3' -> ((64, 1.0), (1514, 3.0))."""
+    try:
+        pairs = [part.split(":") for part in text.split(",")]
+        return tuple((int(size), float(weight)) for size, weight in pairs)
+    except ValueError:
+        raise ValueError(f"--mix wants SIZE:WEIGHT,... (got {text!r})") from None
 
 
 def _register_bench(subparsers: argparse._SubParsersAction) -> None:

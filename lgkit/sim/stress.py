@@ -82,6 +82,8 @@ class StressSpec:
             raise ValueError("rate must be > 0 and target in (0, 1)")
         if self.max_gap is not None and self.max_gap < 100:
             raise ValueError("max_gap must be >= 100 frames")
+        if any(not 64 <= size <= 9000 or weight <= 0 for size, weight in self.sizes):
+            raise ValueError("frame sizes must be in 64..9000 bytes, weights > 0")
 
     @property
     def sizes(self) -> tuple[tuple[int, float], ...]:
