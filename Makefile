@@ -5,10 +5,14 @@ TARGET ?= builtin
 
 FUZZ_EXAMPLES ?= 20000
 
-.PHONY: setup test lint fuzz demo clean
+.PHONY: setup test lint fuzz demo clean tutorial-env
 
 setup:
 	@bash scripts/setup.sh
+
+# Python for P4Runtime helper libraries (protobuf 3.20, p4.tmp.p4config_pb2): docs/course.md
+tutorial-env: setup
+	@bash scripts/tutorial-env.sh
 
 lint: setup
 	$(VENV)/bin/ruff check lgkit tests

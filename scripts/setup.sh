@@ -13,7 +13,8 @@
 # 3. Mininet (a Debian package, pure Python) is made importable in .venv by ONE symlink:
 #    .venv/lib/pythonX.Y/site-packages/mininet -> the system package directory. No other system
 #    package leaks into the venv (we do not use --system-site-packages).
-# 4. scripts/p4rt-venv.sh (the p4runtime-shell venv), when present.
+# 4. .venv/bmv2-shims/bin: p4c, p4c-bm2-ss, simple_switch(_grpc), simple_switch_CLI -> the kit.
+# 5. scripts/p4rt-venv.sh (the p4runtime-shell venv), when present.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -96,9 +97,21 @@ link_mininet() {
     ln -sfn "$target" "$site/mininet"
 }
 
+# The BMv2/p4c-named shims (docs/course.md): a directory of their own, put on PATH (last) only
+# by the tutorial environment, so they never shadow a real BMv2 or p4c.
+link_bmv2_shims() {
+    local dir="$VENV/bmv2-shims/bin" pair
+    mkdir -p "$dir"
+    for pair in p4c:lgkit-p4c p4c-bm2-ss:lgkit-p4c-bm2-ss simple_switch:lgkit-simple-switch \
+                simple_switch_grpc:lgkit-simple-switch-grpc simple_switch_CLI:lgkit-simple-switch-cli; do
+        ln -sfn "../../bin/${pair#*:}" "$dir/${pair%%:*}"
+    done
+}
+
 install_apt_packages
 install_venv
 link_mininet
+link_bmv2_shims
 if [[ -x scripts/p4rt-venv.sh ]]; then
     scripts/p4rt-venv.sh
 fi

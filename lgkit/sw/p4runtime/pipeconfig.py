@@ -1,8 +1,7 @@
-"""Forwarding pipeline configs: our JSON device config -> a compiled, loaded pipeline."""
+"""Forwarding pipeline configs: a device config (lang/device_config.py) -> a loaded pipeline."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,13 +9,12 @@ from typing import Any
 from finsy.proto import p4r
 
 from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.device_config import DeviceConfig, DeviceConfigError, parse_device_config
 from lgkit.sw.lang.frontend.compiler import compile_source
 from lgkit.sw.lang.frontend.diagnostics import P4Error
 
 from .errors import invalid
 from .schema import P4InfoIndex
-
-DEVICE_CONFIG_FORMAT = "lgkit-device-config"
 
 
 @dataclass
@@ -29,22 +27,12 @@ class BuiltConfig:
     source: str
 
 
-def parse_device_config(data: bytes) -> dict[str, Any]:
-    """The device config JSON; a BMv2 JSON or anything else is INVALID_ARGUMENT."""
-    if not data:
-        raise invalid("p4_device_config is empty (expected an lgkit device config JSON)")
+def parse_config(data: bytes) -> DeviceConfig:
+    """The program in p4_device_config (our JSON, our BMv2-style JSON, a P4DeviceConfig)."""
     try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise invalid(f"p4_device_config is not JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise invalid("p4_device_config must be a JSON object")
-    if "header_types" in doc:
-        raise invalid("p4_device_config is a BMv2 JSON; this target needs the lgkit device "
-                      "config written by `lgkit compile PROG.p4 --out DIR` (PROG.json)")
-    if doc.get("format") != DEVICE_CONFIG_FORMAT or not isinstance(doc.get("source"), str):
-        raise invalid(f"p4_device_config is not an {DEVICE_CONFIG_FORMAT} JSON")
-    return doc
+        return parse_device_config(data)
+    except DeviceConfigError as exc:
+        raise invalid(f"p4_device_config: {exc}") from None
 
 
 def _program_step(failure: str, step: Callable[..., Any], *args: Any) -> Any:
@@ -62,10 +50,9 @@ def build_config(config: p4r.ForwardingPipelineConfig) -> BuiltConfig:
     """Verify a config: parse, compile and load the program, check the P4Info against it."""
     if not config.HasField("p4info"):
         raise invalid("the forwarding pipeline config has no P4Info")
-    doc = parse_device_config(config.p4_device_config)
-    name = str(doc.get("program", "<device config>"))
-    compiled = _program_step("does not compile", compile_source, doc["source"], name)
+    device = parse_config(config.p4_device_config)
+    compiled = _program_step("does not compile", compile_source, device.source, device.program)
     pipeline = _program_step("cannot be loaded", Pipeline.load, compiled)
     index = P4InfoIndex.build(config.p4info)
     index.check_against(pipeline)
-    return BuiltConfig(config, index, pipeline, doc["source"])
+    return BuiltConfig(config, index, pipeline, device.source)

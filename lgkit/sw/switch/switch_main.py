@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from .control_service import CommandError, ControlClient, SwitchCommands, control_handler
+from .linkrate import parse_port_rates, shaped_rate_bps
 from .ports import PortLoop
 from .switch import Switch
 
@@ -18,9 +19,10 @@ LOG_LEVELS = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.IN
 # simple_switch(_grpc) options that mean nothing here: accepted with a warning.
 IGNORED_WITH_VALUE = ["--thrift-port", "--dump-packet-data", "--max-mc-groups",
                       "--notifications-addr", "--restore-state", "--debugger-addr",
-                      "--max-port-count", "--use-files"]
-IGNORED_FLAGS = ["--enable-swap", "--nanolog", "--log-flush", "--debugger",
-                 "--packet-in"]
+                      "--max-port-count", "--use-files", "--nanolog", "--packet-in",
+                      "--log-file-max-size", "--log-file-max-files", "--load-modules",
+                      "--dp-grpc-server-addr"]
+IGNORED_FLAGS = ["--enable-swap", "--disable-swap", "--log-flush", "--debugger"]
 UNSUPPORTED = ["--grpc-server-ssl", "--grpc-server-cacert", "--grpc-server-cert",
                "--grpc-server-key", "--grpc-server-with-client-auth"]
 
@@ -35,6 +37,13 @@ def check_address(text: str, option: str = "--grpc-server-addr") -> str:
     if not sep or not host or host in ("[", "[]") or not port.isdigit() or int(port) > 65535:
         raise UsageError(f"{option} {text}: expected HOST:PORT with PORT in 0..65535")
     return text
+
+
+class _OptionParser(argparse.ArgumentParser):
+    """Parses the words after the program and `--`: errors are one UsageError line."""
+
+    def error(self, message: str) -> Any:
+        raise UsageError(message)
 
 
 def _add_switch_options(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +66,9 @@ def _add_switch_options(parser: argparse.ArgumentParser) -> None:
                         help="write DIR/<iface>_in.pcap and _out.pcap")
     parser.add_argument("--no-p4", action="store_true", default=None,
                         help="start without a program (push one over P4Runtime)")
+    parser.add_argument("--port-rate", action="append", default=None, metavar="[PORT:]RATE",
+                        help="egress rate of every port (or of PORT), e.g. 10M; without it a "
+                             "port follows its link's tc shaping (a Mininet link's bw)")
     for option in IGNORED_WITH_VALUE:
         parser.add_argument(option, dest=_dest(option), default=None, help=argparse.SUPPRESS)
     for option in IGNORED_FLAGS:
@@ -85,8 +97,9 @@ def register(subparsers: Any) -> None:
                     "(and the switch-cli control service) on --grpc-server-addr. Options of "
                     "simple_switch_grpc may also follow a `--` separator.")
     _add_switch_options(sw)
-    sw.add_argument("args", nargs="*", metavar="PROGRAM [-- TARGET-OPTIONS]",
-                    help="a .p4 program (compiled now) or an lgkit device config .json")
+    sw.add_argument("args", nargs=argparse.REMAINDER, metavar="PROGRAM [-- TARGET-OPTIONS]",
+                    help="a .p4 program (compiled now) or a device config (.json); options "
+                         "may also follow it")
     sw.set_defaults(func=run_switch)
 
     cli = subparsers.add_parser(
@@ -100,21 +113,32 @@ def register(subparsers: Any) -> None:
     cli.set_defaults(func=run_switch_cli)
 
 
-def resolve_options(args: argparse.Namespace) -> argparse.Namespace:
+def resolve_options(args: argparse.Namespace,
+                    defaults: dict[str, Any] | None = None) -> argparse.Namespace:
     """Fold PROGRAM and the options after `--` into `args`, apply defaults, check values."""
-    extra = argparse.ArgumentParser(prog="lgkit switch", add_help=False)
+    extra = _OptionParser(prog="lgkit switch", add_help=False)
     _add_switch_options(extra)
     extra.add_argument("program", nargs="?", default=None)
     words = list(args.args)
-    if words and not words[0].startswith("-"):
-        args.program = words.pop(0)
-    else:
-        args.program = None
-    try:
-        rest = extra.parse_args(words)
-    except SystemExit as exc:
-        raise UsageError("bad target options after `--`") from exc
-    for key, value in vars(rest).items():
+    if words and words[0] == "--":
+        words.pop(0)
+    args.program = None
+    split = words.index("--") if "--" in words else len(words)
+    rest = extra.parse_args(words[:split])
+    target = extra.parse_args(words[split + 1:])
+    if target.program is not None:
+        raise UsageError(f"unexpected {target.program} among the target options after `--`")
+    _merge(args, vars(rest))
+    _merge(args, vars(target))
+    for key, value in {**DEFAULTS, **(defaults or {})}.items():
+        if getattr(args, key, None) is None:
+            setattr(args, key, value)
+    _check_options(args)
+    return args
+
+
+def _merge(args: argparse.Namespace, parsed: dict[str, Any]) -> None:
+    for key, value in parsed.items():
         if key == "program":
             if value is not None:
                 if args.program is not None:
@@ -124,11 +148,6 @@ def resolve_options(args: argparse.Namespace) -> argparse.Namespace:
             args.interface = (args.interface or []) + value
         elif value is not None and getattr(args, key, None) is None:
             setattr(args, key, value)
-    for key, value in DEFAULTS.items():
-        if getattr(args, key, None) is None:
-            setattr(args, key, value)
-    _check_options(args)
-    return args
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -160,6 +179,10 @@ def _check_options(args: argparse.Namespace) -> None:
         if args.cpu_port in {p for p, _ in ports} or args.cpu_port == args.drop_port:
             raise UsageError("--cpu-port must not be an -i port or the drop port")
     args.ports = ports
+    try:
+        parse_port_rates(args.port_rate or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _warn_ignored(args: argparse.Namespace) -> None:
@@ -188,11 +211,11 @@ def _setup_logging(args: argparse.Namespace) -> logging.Logger:
     return log
 
 
-def run_switch(args: argparse.Namespace) -> int:
+def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None) -> int:
     from .loader import load_program  # the frontend loads only when a switch runs
 
     try:
-        args = resolve_options(args)
+        args = resolve_options(args, defaults)
     except UsageError as exc:
         return _error(str(exc), status=2)
     _warn_ignored(args)
@@ -228,6 +251,7 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
     try:
         for port, ifname in args.ports:
             loop.add_interface(port, ifname)
+        _set_port_rates(switch, args, log)
         handler = control_handler(SwitchCommands(switch))
         server = P4RuntimeServer(switch, args.grpc_server_addr, extra_handlers=(handler,))
         server.start()
@@ -246,6 +270,19 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
         server.stop()
         loop.close()
     return 0
+
+
+def _set_port_rates(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> None:
+    """Each port's egress rate: --port-rate, else the rate its link is shaped to, if any."""
+    every, per_port = parse_port_rates(args.port_rate or [])
+    for port, ifname in args.ports:
+        rate = per_port.get(port, every)
+        source = "--port-rate"
+        if rate is None:
+            rate, source = shaped_rate_bps(ifname), f"the tc shaping of {ifname}"
+        if rate:
+            switch.tm.set_port_rate(rate, port)
+            log.info("port %d: egress rate %.0f bit/s (%s)", port, rate, source)
 
 
 def run_switch_cli(args: argparse.Namespace) -> int:
@@ -270,3 +307,23 @@ def run_switch_cli(args: argparse.Namespace) -> int:
     finally:
         client.close()
     return status
+
+
+def _run_as(prog: str, argv: list[str], defaults: dict[str, Any]) -> int:
+    """`lgkit switch` under a BMv2 program name, with that program's own defaults."""
+    parser = argparse.ArgumentParser(prog=prog)
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["switch", *argv])
+    print(f"{prog}: the lgkit built-in target (BMv2 command line; docs/course.md)",
+          file=sys.stderr)
+    return run_switch(args, defaults)
+
+
+def simple_switch_grpc_main() -> int:
+    """Console script `lgkit-simple-switch-grpc` (`simple_switch_grpc` in the shims dir)."""
+    return _run_as("simple_switch_grpc", sys.argv[1:], {})
+
+
+def simple_switch_main() -> int:
+    """Console script `lgkit-simple-switch` (`simple_switch`): no fixed gRPC port to clash on."""
+    return _run_as("simple_switch", sys.argv[1:], {"grpc_server_addr": "127.0.0.1:0"})

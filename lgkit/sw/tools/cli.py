@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
-
-DEVICE_CONFIG_FORMAT = "lgkit-device-config"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,16 +67,31 @@ def p4info_or_error(compiled: object, program: str) -> object | None:
         return None
 
 
+def loads(compiled: object) -> bool:
+    """Whether the program loads (code generation): load-time errors are compile errors."""
+    from lgkit.sw.exec.pipeline import Pipeline
+    from lgkit.sw.lang.frontend.diagnostics import P4Error
+
+    try:
+        Pipeline.load(compiled)  # type: ignore[arg-type]
+    except P4Error as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return False
+    return True
+
+
 def run_compile(args: argparse.Namespace) -> int:
     from google.protobuf import text_format
 
+    from lgkit.sw.lang.device_config import config_document
     from lgkit.sw.lang.p4info import TEXT_HEADER
 
     compiled = compile_program(args)
     if compiled is None:
         return 1
     info = p4info_or_error(compiled, args.program)
-    if info is None:
+    if info is None or not loads(compiled):
         return 1
     out = Path(args.out)
     try:
@@ -90,13 +102,7 @@ def run_compile(args: argparse.Namespace) -> int:
     stem = Path(args.program).stem
     text = TEXT_HEADER + text_format.MessageToString(info)
     (out / f"{stem}.p4info.txt").write_text(text)
-    config = {
-        "format": DEVICE_CONFIG_FORMAT,
-        "version": 1,
-        "program": Path(args.program).name,
-        "source": compiled.source,  # type: ignore[attr-defined]
-        "p4info_sha256": hashlib.sha256(text.encode()).hexdigest(),
-    }
+    config = config_document(Path(args.program).name, compiled.source, text)  # type: ignore
     (out / f"{stem}.json").write_text(json.dumps(config, indent=1) + "\n")
     print(f"wrote {out / (stem + '.p4info.txt')} and {out / (stem + '.json')}")
     return 0
