@@ -3,7 +3,7 @@
 Tools that only pass a p4c output along (the tutorials' Makefile and P4Runtime helpers), or read
 its tables, actions and extern arrays (BMv2's runtime_CLI, through `bm_get_config`), accept it;
 the built-in target loads the member "lgkit" (device_config.py). It does not describe parsers or
-control flow: a real BMv2 cannot run it (docs/course.md).
+control flow, and a real BMv2 refuses it (JSON_VERSION).
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from finsy.proto import p4i
 
 from .device_config import EMBED_KEY
 
-JSON_VERSION = [2, 23]
-COMPILER = "lgkit (the LinkGuardian kit's built-in target)"
+# A real BMv2 refuses major version 99 with a message that shows COMPILER: the JSON describes no
+# parsers or controls, so BMv2 must not try to run it.
+JSON_VERSION = [99, 0]
+COMPILER = "lgkit p4c shim: runs on the kit's built-in target only (see docs/course.md)"
 MATCH_KINDS = {p4i.MatchField.EXACT: "exact", p4i.MatchField.LPM: "lpm",
                p4i.MatchField.TERNARY: "ternary", p4i.MatchField.RANGE: "range",
                p4i.MatchField.OPTIONAL: "optional"}

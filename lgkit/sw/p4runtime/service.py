@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 from finsy.proto import U128, p4r, p4r_grpc
 
-from . import digests, externs, pre, tables
+from . import digests, externs, idletimeout, pre, tables
 from .arbitration import Arbiter, Session
 from .errors import (
     MAX_WRITE_UPDATES,
@@ -90,6 +90,8 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                                                        thread_name_prefix="p4rt-stream")
         self._digest_thread = threading.Thread(target=self._pump_digests, daemon=True,
                                                name="p4rt-digests")
+        self._idle_thread = threading.Thread(target=self._pump_idle_timeouts, daemon=True,
+                                             name="p4rt-idle-timeouts")
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -97,6 +99,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         self.switch.packet_in_handlers.append(self._on_packet_in)
         self.switch.on_pipeline_change.append(self._on_pipeline_change)
         self._digest_thread.start()
+        self._idle_thread.start()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -105,8 +108,9 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         if self._on_pipeline_change in self.switch.on_pipeline_change:
             self.switch.on_pipeline_change.remove(self._on_pipeline_change)
         self.arbiter.close_all()
-        if self._digest_thread.is_alive():
-            self._digest_thread.join(timeout=1)
+        for thread in (self._digest_thread, self._idle_thread):
+            if thread.is_alive():
+                thread.join(timeout=1)
         self._stream_pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ checks
@@ -169,6 +173,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             self.switch.set_pipeline(built.pipeline)
             self.state = DeviceState.create(built.config, built.index, built.pipeline,
                                             built.source)
+            self.state.now_us = self._now_us
 
     def commit_config(self, config: p4r.ForwardingPipelineConfig) -> None:
         """Verify and commit a config (P4Info + device config) without a client, at start-up."""
@@ -187,6 +192,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         index.check_against(current.pipeline)
         with self.switch.lock:
             state = DeviceState.create(built.config, index, current.pipeline, built.source)
+            state.now_us = self._now_us
             state.initial_defaults = current.initial_defaults
             state.digest_configs = current.digest_configs
             self.state = state
@@ -368,6 +374,20 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             return
         packet = decode_packet_in(state.index.controller_headers.get("packet_in"), frame)
         self.arbiter.send_to_primary(p4r.StreamMessageResponse(packet=packet))
+
+    def _now_us(self) -> int:
+        return self.switch.clock.now_ns() // 1000
+
+    def _pump_idle_timeouts(self) -> None:
+        while not self._stopping.wait(idletimeout.CHECK_PERIOD_S):
+            state = self.state
+            if state is None:
+                continue
+            with self.switch.lock:
+                entries = idletimeout.expired(state, self._now_us())
+            if entries:
+                note = idletimeout.notification(entries, self.switch.clock.now_ns())
+                self.arbiter.send_to_primary(note)
 
     def _pump_digests(self) -> None:
         while not self._stopping.wait(DIGEST_POLL_S):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ class DeviceState:
     action_by_name: dict[str, p4i.Action] = field(default_factory=dict)
     initial_defaults: dict[str, tuple[str, list[int]]] = field(default_factory=dict)
     digest_configs: dict[int, p4r.DigestEntry.Config] = field(default_factory=dict)
+    now_us: Callable[[], int] = lambda: 0  # the switch clock (idle timeout)
 
     @classmethod
     def create(cls, config: p4r.ForwardingPipelineConfig, index: P4InfoIndex, pipeline: Any,

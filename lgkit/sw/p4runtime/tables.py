@@ -12,7 +12,7 @@ from lgkit.sw.exec.interp.externs import TrTcm
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 from . import codec
-from .errors import P4RTError, invalid, not_found, unimplemented
+from .errors import P4RTError, invalid, not_found
 from .schema import NEEDS_PRIORITY
 from .state import DeviceState
 
@@ -52,10 +52,19 @@ def write_table_entry(state: DeviceState, kind: int, msg: p4r.TableEntry) -> Non
         if len(table.entries()) >= table.size:
             raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{table.name} is full")
         _set_direct_resources(table, entry, msg)
+        _start_idle_clock(state, entry, msg.idle_timeout_ns)
         table.insert(entry)
         return
     _set_direct_resources(table, existing, msg)
+    _start_idle_clock(state, existing, msg.idle_timeout_ns)
     table.modify(entry)
+
+
+def _start_idle_clock(state: DeviceState, entry: Any, idle_timeout_ns: int) -> None:
+    """A written entry counts as idle from now on (idletimeout.py reports it when expired)."""
+    entry.idle_timeout_ns = idle_timeout_ns
+    entry.last_hit_us = state.now_us()
+    entry.idle_reported_at_hit = None
 
 
 def _write_default(state: DeviceState, info: p4i.Table, table: Any, kind: int,
@@ -77,7 +86,6 @@ def _write_default(state: DeviceState, info: p4i.Table, table: Any, kind: int,
 def _check_idle_timeout(info: p4i.Table) -> None:
     if info.idle_timeout_behavior == p4i.Table.NO_TIMEOUT:
         raise invalid(f"table {info.preamble.name} does not support idle timeout")
-    raise unimplemented("idle timeout is not implemented by this target")
 
 
 def _set_direct_resources(table: Any, entry: Any, msg: p4r.TableEntry) -> None:
@@ -232,6 +240,9 @@ def encode_entry(state: DeviceState, info: p4i.Table, entry: Any,
         if field is not None:
             msg.match.append(field)
     msg.action.action.CopyFrom(encode_action(state, entry.action, entry.params))
+    msg.idle_timeout_ns = entry.idle_timeout_ns
+    if request.HasField("time_since_last_hit") and entry.idle_timeout_ns:
+        msg.time_since_last_hit.elapsed_ns = max(0, state.now_us() - entry.last_hit_us) * 1000
     table = state.pipeline.tables[info.preamble.name]
     if request.HasField("counter_data") and table.direct_counter is not None:
         packets, nbytes = entry.counter

@@ -37,6 +37,7 @@ class TablePlan:
     direct_meter: str | None = None
     direct_counter_kind: str = "packets_and_bytes"
     direct_meter_kind: str = "bytes"
+    support_timeout: bool = False  # hits stamp entry.last_hit_us (P4Runtime idle timeout)
 
 
 def qualified(prefix: str, decl: ir.Decl) -> str:

@@ -108,6 +108,8 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
             raise unsupported(d.properties[prop], f"table property '{prop}'")
     lpw = d.properties.get("largest_priority_wins")
     plan.largest_priority_wins = not (isinstance(lpw, ir.BoolLit) and not lpw.value)
+    timeout = d.properties.get("support_timeout")
+    plan.support_timeout = isinstance(timeout, ir.BoolLit) and timeout.value
     plan.bmv2_priorities = any("priority" in e.annotations for e in d.entries) and all(
         e.priority is None for e in d.entries
     )
@@ -118,6 +120,10 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
         plan.entries.append(codes)
     key = "(" + "".join(c + ", " for c in key_codes) + ")"
     fx.line(f"h = {var}._lookup({key})")
+    if plan.support_timeout:
+        fx.line("if h.hit:")
+        with fx.indent():
+            fx.line("h.entry.last_hit_us = P.now")
     if plan.direct_counter:
         fx.line("if h.hit:")
         with fx.indent():

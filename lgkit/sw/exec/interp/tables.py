@@ -54,7 +54,8 @@ class TableEntry:
 
     `priority`: the larger number wins (P4Runtime). `counter` is (packets, bytes) for a table
     with a direct counter; `meter_config` is ((cir, cburst), (pir, pburst)) or None for a table
-    with a direct meter.
+    with a direct meter. `idle_timeout_ns` and `last_hit_us` (the switch clock at the last hit,
+    stamped by tables with `support_timeout = true`) serve P4Runtime's idle timeout.
     """
 
     keys: list[KeyMatch | None]
@@ -65,6 +66,9 @@ class TableEntry:
     bytes: int = 0
     meter_config: tuple[tuple[int, int], tuple[int, int]] | None = None
     meter_state: list[float] | None = None
+    idle_timeout_ns: int = 0
+    last_hit_us: int = 0
+    idle_reported_at_hit: int | None = None
 
     @property
     def counter(self) -> tuple[int, int]:

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Send and receive test packets on a host's eth0 (scapy), for the exercises' checks.
+
+send:    packets.py send DST_IP MESSAGE [--tunnel DST_ID] [--tos N] [--count N] [--interval S]
+                [--size BYTES]
+receive: packets.py receive OUT_FILE [--seconds S] [--expect N]  (one line per UDP or tunnel
+         packet and ARP request: "arp who-has IP", "udp tos=0xN dst=IP msg=...",
+         "tunnel dst_id=N udp ..."); stops after N lines or S seconds
+"""
+
+import argparse
+import socket
+import time
+
+from scapy.all import (
+    ARP,
+    IP,
+    UDP,
+    Ether,
+    Packet,
+    Raw,
+    ShortField,
+    bind_layers,
+    get_if_hwaddr,
+    sendp,
+    sniff,
+)
+
+PORT = 4321
+
+
+class Tunnel(Packet):
+    name = "Tunnel"
+    fields_desc = [ShortField("proto_id", 0x0800), ShortField("dst_id", 0)]
+
+
+bind_layers(Ether, Tunnel, type=0x1212)
+bind_layers(Tunnel, IP, proto_id=0x0800)
+
+
+def send(args):
+    frame = Ether(src=get_if_hwaddr("eth0"), dst="ff:ff:ff:ff:ff:ff")
+    if args.tunnel is not None:
+        frame = frame / Tunnel(dst_id=args.tunnel)
+    payload = args.message.encode().ljust(args.size, b".")
+    frame = frame / IP(dst=socket.gethostbyname(args.dst), tos=args.tos) / UDP(
+        sport=PORT, dport=PORT) / Raw(payload)
+    if args.interval:
+        for _ in range(args.count):
+            sendp(frame, iface="eth0", verbose=False)
+            time.sleep(args.interval)
+    else:
+        sendp([frame] * args.count, iface="eth0", verbose=False)
+
+
+def describe(pkt):
+    if ARP in pkt and pkt[ARP].op == 1:
+        return f"arp who-has {pkt[ARP].pdst}"
+    if UDP in pkt and pkt[UDP].dport == PORT:
+        message = bytes(pkt[Raw].load).rstrip(b".").decode(errors="replace")
+        line = f"udp tos={pkt[IP].tos:#x} dst={pkt[IP].dst} msg={message}"
+        return (f"tunnel dst_id={pkt[Tunnel].dst_id} " + line) if Tunnel in pkt else line
+    return None
+
+
+def receive(args):
+    seen = []
+
+    with open(args.out, "w", buffering=1) as out:
+        def record(pkt):
+            line = describe(pkt)
+            if line:
+                seen.append(line)
+                out.write(line + "\n")
+
+        sniff(iface="eth0", prn=record, timeout=args.seconds, store=False,
+              stop_filter=lambda _: args.expect is not None and len(seen) >= args.expect)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("send")
+    s.add_argument("dst")
+    s.add_argument("message")
+    s.add_argument("--tunnel", type=int, default=None)
+    s.add_argument("--tos", type=lambda v: int(v, 0), default=0)
+    s.add_argument("--count", type=int, default=1)
+    s.add_argument("--interval", type=float, default=0.0)
+    s.add_argument("--size", type=int, default=0, help="pad the payload to this many bytes")
+    r = sub.add_parser("receive")
+    r.add_argument("out")
+    r.add_argument("--seconds", type=float, default=10)
+    r.add_argument("--expect", type=int, default=None)
+    args = parser.parse_args()
+    send(args) if args.command == "send" else receive(args)
+
+
+if __name__ == "__main__":
+    main()
