@@ -48,7 +48,7 @@ def test_p4info_files_in_every_format_agree(built):
     assert text == binary
     assert [t["preamble"]["name"] for t in as_json["tables"]] == [
         t.preamble.name for t in text.tables]
-    assert {t.preamble.name for t in text.tables} == {"MyIngress.ipv4_lpm", "MyIngress.dmac"}
+    assert {"MyIngress.ipv4_lpm", "MyIngress.dmac"} <= {t.preamble.name for t in text.tables}
 
 
 def test_output_looks_like_bmv2_json_and_carries_the_program(built):
