@@ -9,6 +9,7 @@ from finsy.proto import p4i
 from google.protobuf import text_format
 
 from lgkit.cli import main
+from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.p4info import (
     ACTION,
@@ -366,3 +367,20 @@ def test_actions_only_called_directly_have_no_parameters() -> None:
 ])
 def test_type_info_is_present_when_p4c_touches_it(ingress: str, has_type_info: bool) -> None:
     assert skeleton(ingress).HasField("type_info") == has_type_info
+
+
+def test_extern_sizes_written_as_constant_expressions() -> None:
+    # p4c folds `512 * 8` (as `PORTS * BANDS` from #defines in p4/vertigo.p4) to 4096; the
+    # P4Info had no size at all for such a register before.
+    decls = """
+        const bit<32> N = 4;
+        register<bit<32>>(512 * 8) r;
+        counter(N + 2, CounterType.packets) c;"""
+    ingress = "apply { r.write(0, 1); c.count(0); }"
+    info = skeleton(ingress, decls=decls)
+    assert [r.size for r in info.registers] == [4096]
+    assert [c.size for c in info.counters] == [6]
+    text = (SKELETON.replace("@@DECLS@@", decls).replace("@@INGRESS@@", ingress)
+            .replace("@@EGRESS@@", "apply { }"))
+    pipeline = Pipeline.load(compile_source(text, "skeleton.p4"))
+    assert pipeline.registers["r"].size == 4096 and pipeline.counters["c"].size == 6

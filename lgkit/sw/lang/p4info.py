@@ -15,6 +15,7 @@ from google.protobuf import text_format
 
 from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
+from lgkit.sw.lang.frontend.consteval import const_value
 
 # P4Ids prefixes (p4info.proto).
 ACTION, TABLE, VALUE_SET, CONTROLLER_HEADER = 0x01, 0x02, 0x03, 0x04
@@ -702,10 +703,8 @@ def const_int(expr: ir.Expr | None) -> int | None:
         return int(expr.value)
     if isinstance(expr, ir.TypeMember) and isinstance(expr.type, t.EnumT):
         return expr.type.values.get(expr.member) if expr.type.underlying else None
-    if isinstance(expr, ir.PathExpr) and isinstance(expr.decl, ir.ConstDecl):
-        value = expr.decl.value
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-    return None
+    value = const_value(expr)  # a constant expression, e.g. a size written `512 * 8`
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def enum_member(expr: ir.Expr | None) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lgkit.sw.exec.interp.exprs import ExprGen, unsupported
+from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.scope import ExternB
 from lgkit.sw.lang import ir
+from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT
 
 if TYPE_CHECKING:
@@ -20,10 +21,9 @@ def const_arg(gen: CodeGen, e: ir.Expr) -> Any:
     """Evaluate a constructor argument (an int or an enum member name)."""
     if isinstance(e, ir.TypeMember):
         return e.member
-    if isinstance(e, ir.Cast | ir.IntLit | ir.PathExpr):
-        value = ExprGen.const_int(e)
-        if value is not None:
-            return value
+    value = const_value(e)  # also a constant expression such as `512 * 8`
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
     raise unsupported(e, "a non-constant constructor argument")
 
 
