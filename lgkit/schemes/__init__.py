@@ -1,0 +1,1 @@
+"""Congestion-loss schemes beside LinkGuardian: Vertigo and PABO (host sides, control planes)."""
