@@ -40,7 +40,7 @@ header bounce_t {
     bit<8>  opt_type;      /* BOUNCE_TYPE */
     bit<8>  opt_len;       /* 12 */
     bit<8>  bounces;       /* n_p: times the packet was bounced */
-    bit<8>  distance;      /* hops back from the farthest switch it reached going forward */
+    bit<8>  distance;      /* +1 per bounce, -1 per normal hop (not below 0) */
     bit<8>  max_distance;  /* the largest distance so far */
     bit<8>  total_hops;    /* switches it passed, forward and bounced */
     bit<1>  backward;      /* its last hop was a bounce */
@@ -317,7 +317,7 @@ control PaboIngress(inout headers_t hdr, inout metadata_t meta,
                     bounce = false;
                 }
             }
-            if (!bounce && hdr.bounce.backward == 1) {
+            if (!bounce) {
                 hdr.bounce.distance = hdr.bounce.distance |-| 1;
                 hdr.bounce.backward = 0;
             }

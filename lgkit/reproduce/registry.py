@@ -37,6 +37,8 @@ ENTRIES: tuple[Entry, ...] = (
           "recirculation overhead of LG, % of pipeline capacity", False),
     Entry("timeouts", "lgkit.reproduce.timeouts", "§4.1",
           "ackNo timeouts among the loss events of the stress tests", False),
+    Entry("pabo", "lgkit.reproduce.pabo", "PABO §V-B, Table I, Fig. 7b",
+          "PABO's tree burst test: drop ratio with and without packet bounce", network=False),
 )
 "Every experiment, in the order `--list` shows them. Add one line per new experiment."
 
