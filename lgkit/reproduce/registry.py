@@ -38,7 +38,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("timeouts", "lgkit.reproduce.timeouts", "§4.1",
           "ackNo timeouts among the loss events of the stress tests", False),
     Entry("pabo", "lgkit.reproduce.pabo", "PABO §V-B, Table I, Fig. 7b",
-          "PABO's tree burst test: drop ratio with and without packet bounce", network=False),
+          "PABO's tree burst test: drop ratio with and without packet bounce", False),
 )
 "Every experiment, in the order `--list` shows them. Add one line per new experiment."
 
