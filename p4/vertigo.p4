@@ -48,7 +48,7 @@ header flowinfo_t {
     bit<1>  first;        /* the first packet of a flow */
     bit<8>  deflections;  /* times switches deflected this packet (ours, for measurement) */
     bit<16> seal;         /* makes the option's words sum to 0xFFFF */
-    bit<16> reserved;
+    bit<16> flags;        /* top bit: the rank is the flow's age (LAS); the rest reserved */
 }
 
 struct headers_t {
@@ -248,7 +248,7 @@ control VertigoIngress(inout headers_t hdr, inout metadata_t meta,
             hdr.flowinfo.rfs[15:0],
             hdr.flowinfo.retcnt ++ hdr.flowinfo.flow_id ++ hdr.flowinfo.first
                 ++ hdr.flowinfo.deflections,
-            hdr.flowinfo.reserved);
+            hdr.flowinfo.flags);
     }
 
     apply {

@@ -3,7 +3,8 @@ rotation of its remaining flow size (RFS).
 
 Layout (12 bytes): type 0x5E, length 12, RFS (32 bits, rotated right once per
 retransmission), retcnt (4 bits), flow id (3 bits), first-packet flag (1 bit), deflections
-(8 bits, counted by switches; ours), seal (16 bits), reserved (16 bits).
+(8 bits, counted by switches; ours), seal (16 bits), then 16 bits of which the top one says the
+rank is the flow's age (LAS) rather than its remaining size (ours; the rest reserved).
 """
 
 from __future__ import annotations
@@ -41,14 +42,16 @@ class FlowInfo:
     flow_id: int = 0
     first: bool = False
     deflections: int = 0
+    aged: bool = False
+    "The rank is the bytes the connection sent before this packet (LAS), not what remains."
 
     @classmethod
     def marked(cls, remaining: int, retcnt: int = 0, flow_id: int = 0, first: bool = False,
-               ) -> FlowInfo:
-        """The flowinfo of a packet with `remaining` bytes to go, sent for the retcnt-th time
-        after the first (its RFS rotated right retcnt times)."""
+               aged: bool = False) -> FlowInfo:
+        """The flowinfo of a packet with `remaining` bytes to go (or, `aged`, sent before it),
+        sent for the retcnt-th time after the first (its RFS rotated right retcnt times)."""
         retcnt = min(retcnt, MAX_RETCNT)
-        return cls(rotr(min(remaining, MASK32), retcnt), retcnt, flow_id & 7, first)
+        return cls(rotr(min(remaining, MASK32), retcnt), retcnt, flow_id & 7, first, 0, aged)
 
     @property
     def original_rfs(self) -> int:
@@ -65,16 +68,17 @@ class FlowInfo:
         """The sealed 12-byte option."""
         meta = (self.retcnt & 0xF) << 4 | (self.flow_id & 7) << 1 | int(self.first)
         raw = LAYOUT.pack(FLOWINFO_TYPE, ipoption.OPTION_LEN, self.rfs, meta,
-                          self.deflections & 0xFF, 0, 0)
+                          self.deflections & 0xFF, 0, int(self.aged) << 15)
         return ipoption.seal(raw)
 
     @classmethod
     def unpack(cls, option: bytes) -> FlowInfo:
         """Decode a flowinfo option (ValueError if it is something else)."""
-        kind, length, rfs, meta, deflections, _, _ = LAYOUT.unpack(option)
+        kind, length, rfs, meta, deflections, _, flags = LAYOUT.unpack(option)
         if kind != FLOWINFO_TYPE or length != ipoption.OPTION_LEN:
             raise ValueError("not a flowinfo option")
-        return cls(rfs, meta >> 4, (meta >> 1) & 7, bool(meta & 1), deflections)
+        return cls(rfs, meta >> 4, (meta >> 1) & 7, bool(meta & 1), deflections,
+                   bool(flags >> 15))
 
 
 def read(ip: bytes) -> FlowInfo | None:

@@ -1,0 +1,182 @@
+"""Vertigo's host agent: marking on send and ordering on receive for one host, with iptables
+NFQUEUE rules and a user-space loop (run it inside the host's network namespace).
+
+    python -m lgkit.schemes.vertigo_host --dev h1-eth0 --framed-ports 5300,5301 \
+        --framed-source-ports 5301 --tau-us 360 --stats vertigo-h1.json
+
+Outgoing TCP leaves through queue 0 (mangle POSTROUTING): the marker adds the flowinfo option.
+Incoming TCP enters through queue 1 (raw PREROUTING, before TCP): the orderer holds early
+packets' verdicts until the packets before them arrive or tau passes. The rules use
+--queue-bypass, so traffic flows unmarked and unordered when the agent is not running. Stop it
+with SIGTERM or SIGINT: it releases what it holds, removes its rules and writes its counters.
+The host's MTU must leave 12 bytes for the option (lgkit.schemes.vertigo_testbed sets it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from lgkit.schemes import flowinfo
+from lgkit.schemes.nfqueue import NfQueue
+from lgkit.schemes.vertigo_marker import Marker
+from lgkit.schemes.vertigo_orderer import FlowKey, Orderer
+
+MARK_QUEUE, ORDER_QUEUE = 0, 1
+STATS_EVERY_S = 1.0
+
+
+Rule = tuple[str, str, list[str]]
+"(table, chain, match and target arguments)"
+
+
+def rules(dev: str, mark: bool, order: bool) -> list[Rule]:
+    """The iptables rules the agent installs."""
+    found = []
+    target = ["-p", "tcp", "-j", "NFQUEUE", "--queue-bypass", "--queue-num"]
+    if mark:
+        found.append(("mangle", "POSTROUTING", ["-o", dev, *target, str(MARK_QUEUE)]))
+    if order:
+        found.append(("raw", "PREROUTING", ["-i", dev, *target, str(ORDER_QUEUE)]))
+    return found
+
+
+def iptables(action: str, rule: Rule, check: bool = True) -> None:
+    """Add (-A) or delete (-D) one rule."""
+    table, chain, args = rule
+    subprocess.run(["iptables", "-t", table, action, chain, *args], check=check,
+                   capture_output=True)
+
+
+def flow_key(ip: bytes, info: flowinfo.FlowInfo) -> tuple[FlowKey, int]:
+    """The flow a marked IPv4/TCP packet belongs to, and its TCP payload length."""
+    header = (ip[0] & 0x0F) * 4
+    total = struct.unpack_from("!H", ip, 2)[0]
+    sport, dport = struct.unpack_from("!HH", ip, header)
+    payload = total - header - (ip[header + 12] >> 4) * 4
+    return (ip[12:16], sport, ip[16:20], dport, info.flow_id), payload
+
+
+class Agent:
+    """The marking and ordering loop of one host."""
+
+    def __init__(self, marker: Marker | None, tau_us: float, order: bool) -> None:
+        self.marker = marker
+        mark = marker is not None
+        self.orderer = Orderer(tau_us) if order else None
+        self.mark_queue = NfQueue(MARK_QUEUE) if mark else None
+        self.order_queue = NfQueue(ORDER_QUEUE) if order else None
+        self.stopping = False
+
+    def queues(self) -> list[NfQueue]:
+        return [q for q in (self.mark_queue, self.order_queue) if q is not None]
+
+    def run(self, stats_path: Path | None) -> None:
+        """Serve until stop() is called."""
+        next_stats = time.monotonic()
+        while not self.stopping:
+            select.select(self.queues(), [], [], self._wait_s())
+            self._mark()
+            self._order()
+            if stats_path is not None and time.monotonic() >= next_stats:
+                self.write_stats(stats_path)
+                next_stats = time.monotonic() + STATS_EVERY_S
+
+    def _wait_s(self) -> float:
+        deadline = self.orderer.next_deadline() if self.orderer else None
+        if deadline is None:
+            return 0.2
+        return min(0.2, max(0.0, (deadline - time.monotonic() * 1e6) / 1e6))
+
+    def _mark(self) -> None:
+        if self.mark_queue is None or self.marker is None:
+            return
+        for packet in self.mark_queue.packets():
+            marked = self.marker.mark(packet.payload)
+            self.mark_queue.verdict(packet.packet_id,
+                                    payload=marked if marked is not packet.payload else None)
+
+    def _order(self) -> None:
+        if self.order_queue is None or self.orderer is None:
+            return
+        for packet in self.order_queue.packets():
+            info = flowinfo.read(packet.payload)
+            key, length = (flow_key(packet.payload, info) if info else (None, 0))
+            for handle in self.orderer.arrive(packet.packet_id, key, info, length,
+                                              time.monotonic() * 1e6):
+                self.order_queue.verdict(handle)
+        for handle in self.orderer.expire(time.monotonic() * 1e6):
+            self.order_queue.verdict(handle)
+
+    def stop(self, *_: object) -> None:
+        self.stopping = True
+
+    def close(self) -> None:
+        """Release what is held and unbind."""
+        if self.orderer is not None and self.order_queue is not None:
+            for handle in self.orderer.flush():
+                self.order_queue.verdict(handle)
+        for queue in self.queues():
+            queue.close()
+
+    def write_stats(self, path: Path) -> None:
+        """The counters as JSON (written whole, then renamed)."""
+        stats = {"marker": asdict(self.marker.stats) if self.marker else None,
+                 "orderer": asdict(self.orderer.stats) if self.orderer else None,
+                 "overflows": sum(q.overflows for q in self.queues())}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stats))
+        tmp.replace(path)
+
+
+def _ports(text: str) -> set[int]:
+    return {int(p) for p in text.split(",") if p}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lgkit.schemes.vertigo_host",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dev", required=True, help="the host's interface")
+    parser.add_argument("--framed-ports", default="", help="comma-separated TCP ports: what "
+                        "this host sends to them is length-prefixed messages (flow sizes)")
+    parser.add_argument("--framed-source-ports", default="", help="comma-separated TCP ports: "
+                        "what this host sends from them is length-prefixed messages")
+    parser.add_argument("--tau-us", type=float, default=360.0, help="reordering timeout")
+    parser.add_argument("--no-mark", action="store_true", help="do not mark outgoing packets")
+    parser.add_argument("--no-order", action="store_true", help="do not order incoming packets")
+    parser.add_argument("--stats", type=Path, help="JSON file of the agent's counters")
+    args = parser.parse_args(argv)
+    mark, order = not args.no_mark, not args.no_order
+    marker = Marker(_ports(args.framed_ports), _ports(args.framed_source_ports)) if mark else None
+    agent = Agent(marker, args.tau_us, order)
+    installed: list[Rule] = []
+    signal.signal(signal.SIGTERM, agent.stop)
+    signal.signal(signal.SIGINT, agent.stop)
+    try:
+        for rule in rules(args.dev, mark, order):
+            iptables("-A", rule)
+            installed.append(rule)
+        print(json.dumps({"vertigo_host": "ready", "dev": args.dev}), flush=True)
+        agent.run(args.stats)
+    except subprocess.CalledProcessError as exc:
+        print(f"lgkit: error: iptables: {exc.stderr.decode().strip()}", file=sys.stderr)
+        return 1
+    finally:
+        for rule in installed:
+            iptables("-D", rule, check=False)
+        agent.close()
+        if args.stats is not None:
+            agent.write_stats(args.stats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
