@@ -152,6 +152,7 @@ counter(PORTS, CounterType.packets) vertigo_forwarded;  /* admitted, by egress p
 counter(PORTS, CounterType.packets) vertigo_deflected;  /* by the full port it was meant for */
 counter(PORTS, CounterType.packets) vertigo_full_drops; /* port and deflection ports full */
 counter(PORTS, CounterType.packets) vertigo_pushout;    /* admitted into the push-out headroom */
+counter(PORTS, CounterType.packets) vertigo_ttl_drops;  /* TTL ran out (deflection loops), by ingress port */
 
 control VertigoIngress(inout headers_t hdr, inout metadata_t meta,
                        inout standard_metadata_t standard_metadata) {
@@ -252,7 +253,12 @@ control VertigoIngress(inout headers_t hdr, inout metadata_t meta,
     }
 
     apply {
-        if (!hdr.ipv4.isValid() || hdr.ipv4.ttl <= 1) {
+        if (!hdr.ipv4.isValid()) {
+            drop();
+            return;
+        }
+        if (hdr.ipv4.ttl <= 1) {
+            vertigo_ttl_drops.count((bit<32>)standard_metadata.ingress_port);
             drop();
             return;
         }

@@ -29,7 +29,9 @@ class VirtualFabric:
     """The network of a spec, every switch running `program` (p4/NAME.p4)."""
 
     def __init__(self, spec: TopologySpec, program: str, rate_bps: float, delay_ns: int = 1000,
-                 seed: int = 1) -> None:
+                 seed: int = 1, host_rate_bps: float | None = None) -> None:
+        """`rate_bps` on links between switches, `host_rate_bps` (default the same) on links
+        to hosts."""
         self.spec = spec
         self.net = VirtualNetwork(seed=seed)
         self.pipelines: dict[str, Pipeline] = {}
@@ -42,8 +44,10 @@ class VirtualFabric:
                                                       priority_queues=PRIORITY_QUEUES)
         self.hosts: dict[str, Host] = {name: self.net.add_host(name) for name in spec.hosts}
         for a, b in spec.links:
+            to_host = a in self.hosts or b in self.hosts
+            rate = host_rate_bps if to_host and host_rate_bps else rate_bps
             self.net.link(self._node(a), self._node(b), port_a=self._number(a, b),
-                          port_b=self._number(b, a), rate_bps=rate_bps, delay_ns=delay_ns)
+                          port_b=self._number(b, a), rate_bps=rate, delay_ns=delay_ns)
 
     def _node(self, name: str) -> Any:
         return self.switches.get(name) or self.hosts[name]
