@@ -129,3 +129,63 @@ def test_command_line_server_and_client_write_the_csv(tmp_path: Path) -> None:
     dist = load_cdf("google_rpc")
     assert [int(r["size_bytes"]) for r in rows] == [dist.sample(rng, fct.MIN_SIZE)
                                                      for _ in range(25)]
+
+
+@pytest.fixture(scope="module")
+def incast_servers() -> list[str]:
+    """Three FCT servers on 127.0.0.1 (ephemeral ports) in one background event loop."""
+    loop = asyncio.new_event_loop()
+    ports: list[int] = []
+    ready = threading.Event()
+
+    def on_ready(p: int) -> None:
+        ports.append(p)
+        if len(ports) == 3:
+            ready.set()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        for _ in range(3):
+            loop.create_task(fct.serve("127.0.0.1", 0, None, on_ready))
+        loop.run_forever()
+
+    threading.Thread(target=serve, daemon=True).start()
+    assert ready.wait(10)
+    return [f"127.0.0.1:{p}" for p in ports]
+
+
+def test_incast_queries_fan_out_and_wait_for_every_reply(incast_servers: list[str]) -> None:
+    queries: list[fct.QueryRecord] = []
+    replies: list[FlowRecord] = []
+    plan = fct.IncastPlan(incast_servers, 0, queries=5, reply_size=30_000, fanin=2, seed=3)
+    asyncio.run(fct.IncastClient(plan, queries.append, replies.append).run())
+    assert [q.query for q in queries] == list(range(5))
+    assert all(q.fanin == 2 and q.replies == 2 and not q.error for q in queries)
+    assert len(replies) == 10 and all(r.size_bytes == 30_000 and not r.error for r in replies)
+    for q in queries:  # the query waits for its slowest reply
+        mine = [r.fct_us for r in replies if r.flow // 3 == q.query]
+        assert q.qct_us >= max(mine) > 0
+    assert sum(r.new_conn for r in replies) <= 3  # connections are kept per server
+
+
+def test_plain_flows_still_get_the_four_byte_answer_and_incast_runs_from_the_cli(
+        incast_servers: list[str], tmp_path: Path) -> None:
+    records: list[FlowRecord] = []
+    host, port = incast_servers[0].split(":")
+    plan = ClientPlan(host, int(port), 3, lambda _: 5000)
+    asyncio.run(FctClient(plan, records.append).run())
+    assert len(records) == 3 and not any(r.error for r in records)
+    out = tmp_path / "q.csv"
+    done = subprocess.run([sys.executable, "-m", "lgkit.workloads.fct", "incast", "--servers",
+                           ",".join(incast_servers), "--queries", "3", "--reply-size", "9000",
+                           "--rate", "20", "--out", str(out), "--flows-out",
+                           str(tmp_path / "r.csv")], capture_output=True, text=True, timeout=60,
+                          cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 3 and all(r["replies"] == "3" and not r["error"] for r in rows)
+    assert len(list(csv.DictReader((tmp_path / "r.csv").open()))) == 9
+    bad = subprocess.run([sys.executable, "-m", "lgkit.workloads.fct", "incast", "--servers",
+                          "a", "--reply-size", "4", "--out", str(out)], capture_output=True,
+                         text=True, cwd=REPO)
+    assert bad.returncode == 2 and "--reply-size" in bad.stderr

@@ -15,6 +15,14 @@ Flows run closed-loop (one after the other) or open-loop (Poisson arrivals at `-
 flows per second, each on its own task), on a new connection each (default) or on persistent
 connections. Each finished flow is appended to the CSV at once, so an interrupted run keeps
 what it measured.
+
+Incast (partition/aggregate): a query asks `--fanin` servers at once for `--reply-size` bytes
+each; the query completes when the last reply has arrived (its query completion time, QCT).
+A request's 4 bytes after the header give the reply size (0, as in every plain flow: the 4-byte
+answer); a reply is framed like a flow (size, flow id, filler), so its size leads it.
+
+    python -m lgkit.workloads.fct incast --servers 10.0.0.1,10.0.0.2 --port 5300 \
+        --queries 100 --reply-size 20000 --rate 50 --out queries.csv --flows-out replies.csv
 """
 
 from __future__ import annotations
@@ -37,7 +45,11 @@ from lgkit.workloads.cdf import load_cdf
 HEADER = struct.Struct("!II")
 "size, flow id"
 ANSWER = struct.Struct("!I")
+REPLY = struct.Struct("!I")
+"Reply size a request asks for (0: the 4-byte answer), right after the header."
 MIN_SIZE = HEADER.size
+REQUEST_SIZE = 64
+"Bytes of an incast request."
 CHUNK = 65536
 TCP_INFO_FIELDS = {"rto_us": 8, "rtt_us": 68, "total_retrans": 100}
 "Byte offsets of u32 fields in Linux's struct tcp_info."
@@ -90,9 +102,13 @@ async def _serve_connection(reader: asyncio.StreamReader, writer: asyncio.Stream
         while True:
             size, flow = HEADER.unpack(await reader.readexactly(HEADER.size))
             remaining = size - HEADER.size
+            reply = 0
+            if remaining >= REPLY.size:
+                (reply,) = REPLY.unpack(await reader.readexactly(REPLY.size))
+                remaining -= REPLY.size
             while remaining > 0:
                 remaining -= len(await reader.readexactly(min(remaining, CHUNK)))
-            writer.write(ANSWER.pack(flow))
+            writer.write(_payload(reply, flow) if reply else ANSWER.pack(flow))
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionError):
         pass
@@ -244,17 +260,148 @@ class FctClient:
             await asyncio.gather(*tasks)
 
 
+# ----------------------------------------------------------------------------------- incast
+
+
+@dataclass
+class QueryRecord:
+    """One incast query as the client saw it."""
+
+    query: int
+    fanin: int
+    reply_bytes: int
+    sched_s: float
+    start_s: float
+    qct_us: float
+    "From the first request written to the last reply received."
+    retrans: int
+    "TCP segments the client retransmitted during the query (its requests and ACKs)."
+    replies: int
+    "Replies received in full."
+    error: str = ""
+
+
+QUERY_COLUMNS = [f.name for f in fields(QueryRecord)]
+
+
+@dataclass(frozen=True)
+class IncastPlan:
+    """What the incast client runs."""
+
+    servers: list[str]
+    "Addresses, each optionally with its own port (`10.0.0.2` or `127.0.0.1:5301`)."
+    port: int
+    queries: int
+    reply_size: int
+    fanin: int = 0
+    "Servers asked per query (0: all); a random sample of them otherwise."
+    rate_qps: float = 0.0
+    "0: closed loop (one query after another); > 0: Poisson query arrivals at this rate."
+    congestion: str | None = None
+    seed: int = 1
+    timeout_s: float = 30.0
+
+
+class IncastClient:
+    """Runs an IncastPlan; each query goes to `record_query`, each reply to `record_flow`."""
+
+    def __init__(self, plan: IncastPlan, record_query: Callable[[QueryRecord], None],
+                 record_flow: Callable[[FlowRecord], None] | None = None) -> None:
+        self.plan, self.record_query, self.record_flow = plan, record_query, record_flow
+        self._idle: dict[str, list[_Connection]] = {server: [] for server in plan.servers}
+        self._t0 = 0.0
+
+    async def _reply(self, server: str, flow: int, sched_s: float) -> tuple[int, str]:
+        """Ask one server; returns (retransmissions, error)."""
+        plan = self.plan
+        conn: _Connection | None = None
+        began, fct_us, error, connect_us, retrans = time.perf_counter(), 0.0, "", 0.0, 0
+        new = not self._idle[server]
+        try:
+            if new:
+                host, _, port = server.partition(":")
+                conn, connect_us = await _Connection.open(ClientPlan(
+                    host, int(port or plan.port), 0, lambda _: 0, congestion=plan.congestion))
+            else:
+                conn = self._idle[server].pop()
+            before = tcp_info(conn.sock)["total_retrans"]
+            began = time.perf_counter()
+            conn.writer.write(HEADER.pack(REQUEST_SIZE, flow) + REPLY.pack(plan.reply_size)
+                              + bytes(REQUEST_SIZE - HEADER.size - REPLY.size))
+            size, answered = HEADER.unpack(await asyncio.wait_for(
+                conn.reader.readexactly(HEADER.size), plan.timeout_s))
+            await asyncio.wait_for(conn.reader.readexactly(size - HEADER.size), plan.timeout_s)
+            fct_us = (time.perf_counter() - began) * 1e6
+            retrans = tcp_info(conn.sock)["total_retrans"] - before
+            if answered != flow or size != plan.reply_size:
+                error = "reply for another flow"
+        except (OSError, asyncio.IncompleteReadError, TimeoutError) as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        if self.record_flow is not None:
+            info = tcp_info(conn.sock) if conn is not None else {k: 0 for k in TCP_INFO_FIELDS}
+            self.record_flow(FlowRecord(
+                flow=flow, size_bytes=plan.reply_size, sched_s=round(sched_s, 6),
+                start_s=round(began - self._t0, 6), fct_us=round(fct_us, 1),
+                connect_us=round(connect_us, 1), new_conn=new, retrans=retrans,
+                rto_us=info["rto_us"], rtt_us=info["rtt_us"], error=error))
+        if conn is not None:
+            if error:
+                conn.close()
+            else:
+                self._idle[server].append(conn)
+        return retrans, error
+
+    async def _query(self, query: int, servers: list[str], sched_s: float) -> None:
+        began = time.perf_counter()
+        results = await asyncio.gather(*(self._reply(server, query * len(self.plan.servers) + i,
+                                                     sched_s)
+                                         for i, server in enumerate(servers)))
+        errors = [e for _, e in results if e]
+        self.record_query(QueryRecord(
+            query=query, fanin=len(servers), reply_bytes=self.plan.reply_size,
+            sched_s=round(sched_s, 6), start_s=round(began - self._t0, 6),
+            qct_us=round((time.perf_counter() - began) * 1e6, 1),
+            retrans=sum(r for r, _ in results), replies=len(servers) - len(errors),
+            error=errors[0] if errors else ""))
+
+    async def run(self) -> None:
+        """Run every query of the plan."""
+        plan = self.plan
+        rng = random.Random(plan.seed)
+        fanin = plan.fanin or len(plan.servers)
+        self._t0 = time.perf_counter()
+        tasks: set[asyncio.Task] = set()
+        at = 0.0
+        for query in range(plan.queries):
+            servers = rng.sample(plan.servers, fanin)
+            if plan.rate_qps <= 0:
+                await self._query(query, servers, time.perf_counter() - self._t0)
+                continue
+            at += rng.expovariate(plan.rate_qps)
+            delay = self._t0 + at - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            task = asyncio.create_task(self._query(query, servers, at))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.gather(*tasks)
+        for conns in self._idle.values():
+            for conn in conns:
+                conn.close()
+
+
 class CsvRecorder:
     """Appends flow records to a CSV file, flushed row by row."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, columns: list[str] = COLUMNS) -> None:
         self._handle = path.open("w", newline="")
-        self._writer = csv.DictWriter(self._handle, fieldnames=COLUMNS)
+        self._writer = csv.DictWriter(self._handle, fieldnames=columns)
         self._writer.writeheader()
         self.count = 0
         self.errors = 0
 
-    def __call__(self, record: FlowRecord) -> None:
+    def __call__(self, record: FlowRecord | QueryRecord) -> None:
         self._writer.writerow(asdict(record))
         self._handle.flush()
         self.count += 1
@@ -301,6 +448,27 @@ def _client(args: argparse.Namespace) -> int:
     return 0
 
 
+def _incast(args: argparse.Namespace) -> int:
+    plan = IncastPlan(args.servers.split(","), args.port, args.queries, args.reply_size,
+                      args.fanin, args.rate, args.congestion, args.seed, args.timeout)
+    queries = CsvRecorder(Path(args.out), QUERY_COLUMNS)
+    flows = CsvRecorder(Path(args.flows_out)) if args.flows_out else None
+    began = time.perf_counter()
+    interrupted = False
+    try:
+        asyncio.run(IncastClient(plan, queries, flows).run())
+    except KeyboardInterrupt:
+        interrupted = True  # keep what was recorded
+    finally:
+        queries.close()
+        if flows is not None:
+            flows.close()
+        print(json.dumps({"queries": queries.count, "errors": queries.errors,
+                          "interrupted": interrupted,
+                          "seconds": round(time.perf_counter() - began, 3)}))
+    return 0
+
+
 def _server(args: argparse.Namespace) -> int:
     def ready(port: int) -> None:
         print(json.dumps({"listening": port}), flush=True)
@@ -336,7 +504,28 @@ def main(argv: list[str] | None = None) -> int:
     client.add_argument("--seed", type=int, default=1)
     client.add_argument("--timeout", type=float, default=30.0, help="seconds per flow at most")
     client.add_argument("--out", required=True, help="CSV file of per-flow records")
+    incast = sub.add_parser("incast", help="run queries that fan out to many servers")
+    incast.add_argument("--servers", required=True,
+                        help="comma-separated server addresses (ADDRESS or ADDRESS:PORT)")
+    incast.add_argument("--port", type=int, default=5300)
+    incast.add_argument("--queries", type=int, default=100)
+    incast.add_argument("--reply-size", type=int, default=20_000,
+                        help="bytes each server sends back (at least 8)")
+    incast.add_argument("--fanin", type=int, default=0, help="servers per query (0: all)")
+    incast.add_argument("--rate", type=float, default=0.0,
+                        help="Poisson queries per second (0: closed loop)")
+    incast.add_argument("--congestion", help="TCP congestion control")
+    incast.add_argument("--seed", type=int, default=1)
+    incast.add_argument("--timeout", type=float, default=30.0, help="seconds per reply at most")
+    incast.add_argument("--out", required=True, help="CSV file of per-query records")
+    incast.add_argument("--flows-out", help="CSV file of per-reply records")
     args = parser.parse_args(argv)
+    if args.role == "incast":
+        if args.reply_size < MIN_SIZE:
+            parser.error(f"--reply-size must be at least {MIN_SIZE}")
+        if not 0 <= args.fanin <= len(args.servers.split(",")):
+            parser.error("--fanin must be between 0 and the number of servers")
+        return _incast(args)
     return _client(args) if args.role == "client" else _server(args)
 
 
