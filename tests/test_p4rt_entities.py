@@ -206,6 +206,8 @@ def test_bad_table_writes_each_get_the_spec_code(rig, names):
                     entity=p4r.Entity(table_entry=dmac(names, MAC_B))),
          grpc.StatusCode.INVALID_ARGUMENT),
         (update(INSERT, value_set_entry=p4r.ValueSetEntry(value_set_id=1)),
+         grpc.StatusCode.INVALID_ARGUMENT),  # value sets are only modified
+        (update(INSERT, extern_entry=p4r.ExternEntry(extern_type_id=1)),
          grpc.StatusCode.UNIMPLEMENTED),
     ]
     for bad, code in cases:

@@ -12,7 +12,7 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `clone_sessions: dict[int, list[(port, rid)]]`, `mc_groups: dict[int, list[(rid, port)]]`
   (replication order), `digests: list[(name, values)]` (appended at the end of ingress; consumers
   drain it), `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
-  `value_sets: dict` (always empty: parser value sets are unsupported).
+  `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`).
 - Packet passes (see v1model.py for the exact BMv2 order of decisions):
   `ingress(port, data, now_us) -> IngressResult`, `ingress_job(job, now_us) -> IngressResult`,
   `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`.
@@ -42,6 +42,7 @@ from lgkit.sw.exec.interp.tables import (
     TableEntry,
     Ternary,
 )
+from lgkit.sw.exec.interp.value_sets import ValueSet
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
 from lgkit.sw.lang.frontend.diagnostics import P4Error
 
@@ -64,6 +65,7 @@ __all__ = [
     "RegisterArray",
     "CounterArray",
     "MeterArray",
+    "ValueSet",
 ]
 
 UnsupportedError = P4Error  # construct outside the supported subset: "unsupported: <what>"
@@ -93,7 +95,7 @@ class Pipeline:
         self.direct_meters: dict[str, str] = compiled.direct_meters
         self.clone_sessions: dict[int, list[tuple[int, int]]] = {}
         self.mc_groups: dict[int, list[tuple[int, int]]] = {}
-        self.value_sets: dict[str, Any] = {}
+        self.value_sets: dict[str, ValueSet] = compiled.value_sets
         self.digests: list[tuple[str, tuple[int, ...]]] = []
         self.logs: list[str] = compiled.logs
         self.rng = random.Random(seed)

@@ -336,6 +336,7 @@ class ProgramModel:
     instances: list[InstanceInfo] = field(default_factory=list)
     digests: list[tuple[str, t.P4Type, ir.Annotations]] = field(default_factory=list)
     controller_headers: list[ir.TypeDecl] = field(default_factory=list)
+    value_sets: list[InstanceInfo] = field(default_factory=list)
     calls_extern_function: bool = False
     "A control calls an extern function (mark_to_drop, clone, hash, digest, ...)."
 
@@ -410,6 +411,8 @@ class ModelBuilder:
         for block in main_blocks(self.program, self.top):
             if isinstance(block, ir.ControlDecl):
                 self.visit_control(block, block.name)
+            elif isinstance(block, ir.ParserDecl):
+                self.visit_parser(block, block.name)
         for decl in self.program.decls:
             if isinstance(decl, ir.TypeDecl) and decl.kind == "header":
                 if "controller_header" in decl.annotations and not is_hidden(decl.annotations):
@@ -439,6 +442,17 @@ class ModelBuilder:
                     if isinstance(nested, ir.ControlDecl):
                         self.visit_control(nested, local_name(decl, prefix))
         self.collect_digests(control, used)
+
+    def visit_parser(self, parser: ir.ParserDecl, prefix: str) -> None:
+        """A parser's value sets, and those of the sub-parsers it instantiates."""
+        for decl in parser.locals:
+            if not isinstance(decl, ir.InstanceDecl):
+                continue
+            if decl.type_ref.name == "value_set":
+                self.model.value_sets.append(
+                    InstanceInfo(decl, local_name(decl, prefix), "value_set"))
+            elif isinstance(nested := self.top.get(decl.type_ref.name), ir.ParserDecl):
+                self.visit_parser(nested, local_name(decl, prefix))
 
     def used_locals(self, control: ir.ControlDecl, scope: Scope) -> set[str]:
         """Local names still used after p4c's repeated removal of unused declarations."""
@@ -762,6 +776,8 @@ class P4InfoBuilder:
             self.add_controller_header(header)
         for name, ty, anns in self.model.digests:
             self.add_digest(name, ty, anns)
+        for vs in self.model.value_sets:
+            self.add_value_set(vs)
         if (self.model.calls_extern_function or self.model.instances
                 or any(action.params for action in self.info.actions)
                 or any(len(getattr(self.info, name)) for name in TYPE_INFO_USERS)):
@@ -802,6 +818,8 @@ class P4InfoBuilder:
                 self.symbols.add(kind, inst.name, user_id(inst.decl))
         for header in self.model.controller_headers:
             self.symbols.add(CONTROLLER_HEADER, local_name(header, ""), user_id(header))
+        for vs in self.model.value_sets:
+            self.symbols.add(VALUE_SET, vs.name, user_id(vs.decl))
         for name, _, anns in self.model.digests:
             self.symbols.add(DIGEST, name, annotation_int(anns.get("id", [])))
 
@@ -978,6 +996,26 @@ class P4InfoBuilder:
             if written is not None and written.resolved is not None:
                 msg.type_spec.CopyFrom(self.types.spec(written.resolved, written))
             msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+
+    def add_value_set(self, vs: InstanceInfo) -> None:
+        """One match per select key: the element itself, or each field of a struct element
+        (named, with its @match kind; exact by default)."""
+        msg = self.info.value_sets.add()
+        set_preamble(msg.preamble, self.symbols.id(VALUE_SET, vs.name),
+                     vs.name, self.symbols.alias(vs.name), vs.decl.annotations)
+        vtype = vs.decl.type_ref.resolved
+        assert isinstance(vtype, t.ValueSetT)
+        elem = vtype.elem
+        fields = elem.fields if isinstance(elem, t.StructLikeT) else [("", elem)]
+        for ident, (fname, ftype) in enumerate(fields, start=1):
+            match = msg.match.add(id=ident, name=fname, bitwidth=type_width(ftype))
+            anns = elem.field_annotations.get(fname, {}) if fname else {}
+            kind = "".join(anns.get("match", [])).strip() or "exact"
+            if kind in MATCH_TYPES:
+                match.match_type = MATCH_TYPES[kind]
+            else:
+                match.other_match_type = kind
+        msg.size = vtype.size
 
     def add_controller_header(self, header: ir.TypeDecl) -> None:
         label = annotation_string(header.annotations.get("controller_header", [])) or header.name

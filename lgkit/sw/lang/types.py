@@ -108,6 +108,14 @@ class TypeVarT(P4Type):
 
 
 @dataclass(eq=False)
+class ValueSetT(P4Type):
+    """A parser value set `value_set<elem>(size)`: a run-time set of keyset values."""
+
+    elem: P4Type
+    size: int
+
+
+@dataclass(eq=False)
 class ExternT(P4Type):
     """An extern object type, specialised with its type arguments."""
 

@@ -25,6 +25,7 @@ class P4InfoIndex:
     direct_meters: dict[int, p4i.DirectMeter] = field(default_factory=dict)
     registers: dict[int, p4i.Register] = field(default_factory=dict)
     digests: dict[int, p4i.Digest] = field(default_factory=dict)
+    value_sets: dict[int, p4i.ValueSet] = field(default_factory=dict)
     controller_headers: dict[str, p4i.ControllerPacketMetadata] = field(default_factory=dict)
 
     @classmethod
@@ -35,6 +36,7 @@ class P4InfoIndex:
             (index.counters, p4info.counters), (index.direct_counters, p4info.direct_counters),
             (index.meters, p4info.meters), (index.direct_meters, p4info.direct_meters),
             (index.registers, p4info.registers), (index.digests, p4info.digests),
+            (index.value_sets, p4info.value_sets),
         ]
         for target, objects in groups:
             for obj in objects:
@@ -59,6 +61,9 @@ class P4InfoIndex:
 
     def register(self, register_id: int) -> p4i.Register:
         return _lookup(self.registers, register_id, "register")
+
+    def value_set(self, value_set_id: int) -> p4i.ValueSet:
+        return _lookup(self.value_sets, value_set_id, "value set")
 
     def digest(self, digest_id: int) -> p4i.Digest:
         return _lookup(self.digests, digest_id, "digest")

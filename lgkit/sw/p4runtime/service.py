@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 from finsy.proto import U128, p4r, p4r_grpc
 
-from . import digests, externs, idletimeout, pre, tables
+from . import digests, externs, idletimeout, pre, tables, value_sets
 from .arbitration import Arbiter, Session
 from .errors import (
     MAX_WRITE_UPDATES,
@@ -47,6 +47,7 @@ WRITERS: dict[str, Callable[[DeviceState, int, Any], None]] = {
     "register_entry": externs.write_register,
     "packet_replication_engine_entry": lambda s, kind, msg: pre.write_pre(s.pipeline, kind, msg),
     "digest_entry": digests.write_digest_entry,
+    "value_set_entry": value_sets.write_value_set,
 }
 READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
     "table_entry": tables.read_table_entries,
@@ -57,6 +58,7 @@ READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
     "register_entry": externs.read_registers,
     "packet_replication_engine_entry": lambda s, msg: pre.read_pre(s.pipeline, msg),
     "digest_entry": digests.read_digest_entries,
+    "value_set_entry": value_sets.read_value_sets,
 }
 
 

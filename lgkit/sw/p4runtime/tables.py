@@ -120,29 +120,36 @@ def encode_meter_config(rates: tuple[tuple[int, int], tuple[int, int]]) -> p4r.M
 
 def decode_match(info: p4i.Table, msg: p4r.TableEntry) -> Any:
     """The pipeline TableEntry (keys and priority only) that a P4Runtime match describes."""
-    fields = {mf.id: (pos, mf) for pos, mf in enumerate(info.match_fields)}
-    keys: list[Any] = [None] * len(fields)
-    seen: set[int] = set()
-    for fm in msg.match:
-        if fm.field_id not in fields:
-            raise invalid(f"{info.preamble.name}: unknown match field id {fm.field_id}")
-        if fm.field_id in seen:
-            raise invalid(f"{info.preamble.name}: match field {fm.field_id} given twice")
-        seen.add(fm.field_id)
-        pos, mf = fields[fm.field_id]
-        keys[pos] = _decode_field(mf, fm)
-    for pos, mf in enumerate(info.match_fields):
-        if keys[pos] is None:
-            if mf.match_type == p4i.MatchField.EXACT:
-                raise invalid(f"{info.preamble.name}: exact match field {mf.name} is missing")
-            if mf.match_type == p4i.MatchField.LPM:
-                keys[pos] = Lpm(0, 0)
+    keys = decode_fields(info.preamble.name, info.match_fields, msg.match)
     needs_priority = any(mf.match_type in NEEDS_PRIORITY for mf in info.match_fields)
     if needs_priority and msg.priority <= 0:
         raise invalid(f"{info.preamble.name}: entries need a priority > 0")
     if not needs_priority and msg.priority != 0:
         raise invalid(f"{info.preamble.name}: entries of this table take no priority")
     return TableEntry(keys, "", [], msg.priority)
+
+
+def decode_fields(name: str, match_fields: Any, match: Any) -> list[Any]:
+    """Pipeline KeyMatches (None: don't care), in P4Info order, of P4Runtime FieldMatches
+    against P4Info MatchFields (of a table or a value set named `name`)."""
+    fields = {mf.id: (pos, mf) for pos, mf in enumerate(match_fields)}
+    keys: list[Any] = [None] * len(fields)
+    seen: set[int] = set()
+    for fm in match:
+        if fm.field_id not in fields:
+            raise invalid(f"{name}: unknown match field id {fm.field_id}")
+        if fm.field_id in seen:
+            raise invalid(f"{name}: match field {fm.field_id} given twice")
+        seen.add(fm.field_id)
+        pos, mf = fields[fm.field_id]
+        keys[pos] = _decode_field(mf, fm)
+    for pos, mf in enumerate(match_fields):
+        if keys[pos] is None:
+            if mf.match_type == p4i.MatchField.EXACT:
+                raise invalid(f"{name}: exact match field {mf.name or mf.id} is missing")
+            if mf.match_type == p4i.MatchField.LPM:
+                keys[pos] = Lpm(0, 0)
+    return keys
 
 
 def _decode_field(mf: p4i.MatchField, fm: p4r.FieldMatch) -> Any:
@@ -236,7 +243,7 @@ def encode_entry(state: DeviceState, info: p4i.Table, entry: Any,
     """A pipeline entry as P4Runtime reports it, with direct resources if the read asked."""
     msg = p4r.TableEntry(table_id=info.preamble.id, priority=entry.priority)
     for mf, key in zip(info.match_fields, entry.keys, strict=True):
-        field = _encode_field(mf, key)
+        field = encode_field(mf, key)
         if field is not None:
             msg.match.append(field)
     msg.action.action.CopyFrom(encode_action(state, entry.action, entry.params))
@@ -252,7 +259,7 @@ def encode_entry(state: DeviceState, info: p4i.Table, entry: Any,
     return msg
 
 
-def _encode_field(mf: p4i.MatchField, key: Any) -> p4r.FieldMatch | None:
+def encode_field(mf: p4i.MatchField, key: Any) -> p4r.FieldMatch | None:
     fm = p4r.FieldMatch(field_id=mf.id)
     if key is None:
         return None

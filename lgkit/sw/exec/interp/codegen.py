@@ -14,7 +14,14 @@ from lgkit.sw.exec.interp.calls import Calls, ordered_args
 from lgkit.sw.exec.interp.exprs import Place, agg_eq, unsupported
 from lgkit.sw.exec.interp.fnctx import FnCtx
 from lgkit.sw.exec.interp.instances import make_extern
-from lgkit.sw.exec.interp.layout import LayoutError, field_offset, is_scalar, size_of, template
+from lgkit.sw.exec.interp.layout import (
+    LayoutError,
+    field_offset,
+    is_scalar,
+    scalar_width,
+    size_of,
+    template,
+)
 from lgkit.sw.exec.interp.packetgen import compile_parser
 from lgkit.sw.exec.interp.plans import TablePlan, qualified
 from lgkit.sw.exec.interp.scope import (
@@ -31,9 +38,11 @@ from lgkit.sw.exec.interp.scope import (
 )
 from lgkit.sw.exec.interp.stmts import Stmts
 from lgkit.sw.exec.interp.tablegen import table_plan
+from lgkit.sw.exec.interp.tables import KeySpec
+from lgkit.sw.exec.interp.value_sets import ValueSet
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import error_at
-from lgkit.sw.lang.types import ExternT, P4Type, StructLikeT
+from lgkit.sw.lang.types import ExternT, P4Type, StructLikeT, ValueSetT
 
 
 class CodeGen:
@@ -65,6 +74,7 @@ class CodeGen:
         self.action_id = 0
         self.tables: list[TablePlan] = []
         self.externs: list[ExternB] = []
+        self.value_sets: dict[str, ValueSet] = {}
         self.global_scope = Scope()
         self.stmts = Stmts()
         self.calls = Calls(self)
@@ -214,10 +224,26 @@ class CodeGen:
                 scope.bind(d, block)
 
     def compile_instance(self, d: ir.InstanceDecl, scope: Scope, prefix: str) -> None:
-
+        if d.type_ref.name == "value_set":
+            self.compile_value_set(d, scope, qualified(prefix, d))
+            return
         binding = make_extern(self, d, qualified(prefix, d))
         scope.bind(d, binding)
         self.externs.append(binding)
+
+    def compile_value_set(self, d: ir.InstanceDecl, scope: Scope, qname: str) -> None:
+        vtype = d.type_ref.resolved
+        assert isinstance(vtype, ValueSetT)
+        elem = vtype.elem
+        fields = elem.fields if isinstance(elem, StructLikeT) else [("", elem)]
+        specs = []
+        for fname, ftype in fields:
+            anns = elem.field_annotations.get(fname, {}) if isinstance(elem, StructLikeT) else {}
+            kind = "".join(anns.get("match", [])).strip() or "exact"
+            specs.append(KeySpec(fname, kind, scalar_width(ftype)))
+        value_set = ValueSet(qname, vtype.size, specs)
+        self.value_sets[qname] = value_set
+        scope.bind(d, ExternB(self.const_obj(value_set), "value_set", qname, value_set))
 
     def type_decl(self, name: str) -> Any:
         for d in self.program.decls:

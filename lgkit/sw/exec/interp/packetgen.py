@@ -15,7 +15,7 @@ from lgkit.sw.exec.interp.fnctx import FnCtx
 from lgkit.sw.exec.interp.layout import is_scalar, leaf_types, scalar_width, size_of
 from lgkit.sw.exec.interp.scope import PacketB, Scope
 from lgkit.sw.lang import ir
-from lgkit.sw.lang.types import BitsT, BoolT, StackT, StructLikeT, VarbitT
+from lgkit.sw.lang.types import BitsT, BoolT, StackT, StructLikeT, ValueSetT, VarbitT
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.calls import Calls
@@ -436,6 +436,11 @@ def _transition(gen: CodeGen, fx: FnCtx, state: ir.ParserState, states: dict[str
 def _keyset_cond(fx: FnCtx, keyset: ir.Expr, keys: list[str], at: ir.Node) -> str:
     if isinstance(keyset, ir.DefaultKey | ir.DontCare):
         return "True"
+    if isinstance(keyset.type, ValueSetT):
+        binding = fx.scope.get(keyset.decl)
+        patterns = [f"{k} & {hex((1 << f.width) - 1)}" for k, f in zip(keys, binding.obj.fields,
+                                                                       strict=True)]
+        return f"{binding.var}.contains(({', '.join(patterns)},))"
     if len(keys) == 1 and not isinstance(keyset, ir.ListExpr):
         return _one(fx, keyset, keys[0])
     items = keyset.items if isinstance(keyset, ir.ListExpr) else [keyset]

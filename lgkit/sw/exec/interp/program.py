@@ -36,6 +36,7 @@ class CompiledV1:
     field_lists: dict[int, list[int]]  # field list id -> slots of user metadata
     tables: dict[str, Table]
     externs: list[Any]
+    value_sets: dict[str, Any]
     logs: list[str]
     source: str
     hdr_range: tuple[int, int] = (0, 0)
@@ -159,6 +160,7 @@ def _compile(program: ir.Program) -> CompiledV1:
         field_lists={**_field_lists(meta), **gen.anon_field_lists},
         tables=tables,
         externs=gen.externs,
+        value_sets=gen.value_sets,
         logs=gen.logs,
         source=gen.source,
         direct_counters=direct_counters,

@@ -106,7 +106,7 @@ class ActionInfo:
     hidden: bool = False  # the implicit NoAction default, not in the table's action list
 
 
-def _norm(spec: KeySpec, km: KeyMatch | None) -> KeyMatch | None:
+def normalised_key(spec: KeySpec, km: KeyMatch | None) -> KeyMatch | None:
     """Validate one key match against its spec and canonicalise it (masked values)."""
     full = (1 << spec.width) - 1
     kind = spec.match_kind
@@ -146,7 +146,7 @@ def _fits(spec: KeySpec, value: int) -> None:
         raise ValueError(f"key {spec.name}: value {value} does not fit in {spec.width} bits")
 
 
-def _matcher(spec: KeySpec, km: KeyMatch | None) -> tuple[int, int, int] | None:
+def key_matcher(spec: KeySpec, km: KeyMatch | None) -> tuple[int, int, int] | None:
     """(kind, a, b): 0 = masked equality (v & a == b), 1 = range a <= v <= b; None = any."""
     if km is None:
         return None
@@ -281,7 +281,7 @@ class Table:
     def _ident(self, keys: list[KeyMatch | None], priority: int) -> tuple:
         if len(keys) != len(self.keys):
             raise ValueError(f"{self.name}: expected {len(self.keys)} keys, got {len(keys)}")
-        normed = tuple(_norm(s, k) for s, k in zip(self.keys, keys, strict=True))
+        normed = tuple(normalised_key(s, k) for s, k in zip(self.keys, keys, strict=True))
         return (normed, priority if self._needs_priority else 0)
 
     def _validate(self, entry: TableEntry) -> tuple:
@@ -390,7 +390,7 @@ class Table:
             matchers = [
                 (i, m)
                 for i, (spec, km) in enumerate(zip(self.keys, ident[0], strict=True))
-                if (m := _matcher(spec, km)) is not None
+                if (m := key_matcher(spec, km)) is not None
             ]
             rows.append((-ident[1], self._order[ident], matchers, self._hit(e)))
         rows.sort(key=lambda r: (r[0], r[1]))

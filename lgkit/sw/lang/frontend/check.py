@@ -212,6 +212,10 @@ class Checker(TableChecker):
             raise self.fail(local.loc, f"unsupported: local declaration {type(local).__name__}")
 
     def check_instance(self, decl: ir.InstanceDecl, scope: Scope) -> None:
+        if decl.type_ref.name == "value_set":
+            self.check_value_set(decl, scope)
+            scope.declare(decl.name, decl, decl.loc)
+            return
         itype = self.resolve_type(decl.type_ref, scope)
         target = self.lookup(scope, decl.type_ref.name, decl.type_ref.loc)
         if isinstance(itype, t.ExternT):
@@ -228,6 +232,25 @@ class Checker(TableChecker):
         else:
             raise self.fail(decl.loc, f"cannot instantiate {type_str(itype)}")
         scope.declare(decl.name, decl, decl.loc)
+
+    def check_value_set(self, decl: ir.InstanceDecl, scope: Scope) -> None:
+        """`value_set<T>(size) name;` in a parser: T is bit<W>, int<W>, a serializable enum or
+        a struct of those (one field per select key)."""
+        if self.ctx.kind != "parser":
+            raise self.fail(decl.loc, "a value_set must be declared in a parser")
+        if len(decl.type_ref.args) != 1 or len(decl.args) != 1:
+            raise self.fail(decl.loc, "value_set takes one type argument and one size")
+        elem = self.resolve_type(decl.type_ref.args[0], scope)
+        fields = elem.fields if isinstance(elem, t.StructLikeT) and elem.kind == "struct" \
+            else [("", elem)]
+        for _, ft in fields:
+            if not (isinstance(ft, t.BitsT) or (isinstance(ft, t.EnumT) and ft.underlying)):
+                raise self.fail(decl.loc, f"value_set elements cannot have type "
+                                f"{type_str(ft)}")
+        size = self.const_int(decl.args[0].value, scope, "value_set size")
+        if size < 1:
+            raise self.fail(decl.args[0].loc, f"value_set size must be positive, not {size}")
+        decl.type_ref.resolved = t.ValueSetT(elem, size)
 
     def package_args(
         self, decl: ir.InstanceDecl, package: ir.PackageDecl, scope: Scope

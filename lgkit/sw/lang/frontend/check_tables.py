@@ -32,6 +32,10 @@ class TableChecker(CallChecker):
     def keyset_for(
         self, keyset: ir.Expr, key_types: list[t.P4Type], scope: Scope, what: str
     ) -> ir.Expr:
+        if what == "select":
+            value_set = self.value_set_keyset(keyset, key_types, scope)
+            if value_set is not None:
+                return value_set
         if isinstance(keyset, (ir.DefaultKey, ir.DontCare)):
             keyset.type = key_types[0] if len(key_types) == 1 else t.TupleT(tuple(key_types))
             return keyset
@@ -62,11 +66,31 @@ class TableChecker(CallChecker):
             e.right = self.convert(self.expr(e.right, scope, key_type), key_type)
             e.type = key_type
             return e
-        if isinstance(e, ir.PathExpr):
-            decl = scope.lookup(e.name)
-            if isinstance(decl, ir.InstanceDecl) and decl.type_ref.name == "value_set":
-                raise self.fail(e.loc, "unsupported: value_set")
         return self.convert(self.expr(e, scope, key_type), key_type)
+
+    def value_set_keyset(self, keyset: ir.Expr, key_types: list[t.P4Type],
+                         scope: Scope) -> ir.Expr | None:
+        """A select case naming a value set: its element type must be the key's type (one
+        key) or a struct with one field per key, of the keys' types."""
+        if not isinstance(keyset, ir.PathExpr):
+            return None
+        decl = scope.lookup(keyset.name)
+        if not (isinstance(decl, ir.InstanceDecl) and decl.type_ref.name == "value_set"):
+            return None
+        vs = decl.type_ref.resolved
+        assert isinstance(vs, t.ValueSetT)
+        elem = vs.elem
+        if isinstance(elem, t.StructLikeT):
+            field_types = [ft for _, ft in elem.fields]
+        else:
+            field_types = [elem]
+        if len(field_types) != len(key_types) or any(
+                not _same_type(a, b) for a, b in zip(field_types, key_types, strict=True)):
+            raise self.fail(keyset.loc, f"value_set {decl.name} holds {type_str(elem)}, which "
+                            "does not match the select keys")
+        keyset.decl = decl
+        keyset.type = vs
+        return keyset
 
     def check_table(self, table: ir.TableDecl, scope: Scope) -> None:
         key_types: list[t.P4Type] = []
@@ -153,3 +177,7 @@ class TableChecker(CallChecker):
             if not isinstance(decl, ir.InstanceDecl) or decl.type_ref.name != want:
                 raise self.fail(value.loc, f"table property '{name}' must name a {want} instance")
         return checked
+
+
+def _same_type(a: t.P4Type, b: t.P4Type) -> bool:
+    return a is b or a == b

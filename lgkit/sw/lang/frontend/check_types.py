@@ -149,7 +149,7 @@ class TypeChecker:
         if name == "tuple":
             return t.TupleT(tuple(self.resolve_type(a, scope) for a in ref.args))
         if name == "value_set":
-            raise self.fail(ref.loc, "unsupported: value_set")
+            raise self.fail(ref.loc, "value_set is only for parser value set instances")
         decl = self.lookup(scope, name, ref.loc)
         if isinstance(decl, t.TypeVarT):
             return decl
