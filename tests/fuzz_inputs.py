@@ -3,18 +3,23 @@
 A mutant is a seed text with a few edits drawn by hypothesis (so failures shrink to the fewest,
 smallest edits): delete, duplicate or move a span, insert a token from the language's own
 vocabulary or a random character, replace an identifier or a number. The number of examples
-per test is LGKIT_FUZZ_EXAMPLES (small in `make test`, large in `make fuzz`).
+per test is LGKIT_FUZZ_EXAMPLES (small in `make test`, large in `make fuzz`); each input has
+INPUT_SECONDS to finish (`per_input_limit`), so a hang fails on the input that hangs.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 EXAMPLES = int(os.environ.get("LGKIT_FUZZ_EXAMPLES", "60"))
+INPUT_SECONDS = 30.0  # one input (compile, load, run a packet): typically under 0.1 s
 FUZZ_SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,  # hangs are caught by pytest-timeout; slow inputs are not bugs
@@ -85,3 +90,24 @@ def _edit(draw: st.DrawFn, text: str, tokens: list[str]) -> str:
         other = draw(st.sampled_from(words)).group(0)
         return text[: target.start()] + other + text[target.end():]
     return text[:at]
+
+
+class InputHang(Exception):
+    """An input ran longer than INPUT_SECONDS."""
+
+
+@contextmanager
+def per_input_limit(seconds: float = INPUT_SECONDS) -> Iterator[None]:
+    """Raise InputHang in the block after `seconds` (SIGALRM; the fuzz tests turn
+    pytest-timeout off, which would use the same signal)."""
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise InputHang(f"one input took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fuzz_inputs import FUZZ_SETTINGS, P4_TOKENS, mutants
+from fuzz_inputs import FUZZ_SETTINGS, P4_TOKENS, mutants, per_input_limit
 from hypothesis import event, given
 
 from lgkit.sw.exec.pipeline import Pipeline
@@ -26,10 +26,15 @@ def check_located(exc: P4Error) -> None:
         assert "internal error" not in d.message, str(d)
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(0)  # per_input_limit bounds each input instead
 @FUZZ_SETTINGS
 @given(mutants(SEEDS, P4_TOKENS))
 def test_mutated_programs_compile_or_give_located_errors(source: str) -> None:
+    with per_input_limit():
+        check_program(source)
+
+
+def check_program(source: str) -> None:
     try:
         compiled = compile_source(source, "fuzz.p4")
     except P4Error as exc:
@@ -47,3 +52,9 @@ def test_mutated_programs_compile_or_give_located_errors(source: str) -> None:
     pipeline.max_parser_transitions = 1000
     for port in (0, 1):
         run_untimed(pipeline, port, PACKET)
+
+
+def test_the_per_input_limit_stops_a_hang() -> None:
+    with pytest.raises(InputHang), per_input_limit(0.2):
+        while True:
+            pass

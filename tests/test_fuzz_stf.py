@@ -8,7 +8,7 @@ import functools
 from pathlib import Path
 
 import pytest
-from fuzz_inputs import FUZZ_SETTINGS, STF_TOKENS, mutants
+from fuzz_inputs import FUZZ_SETTINGS, STF_TOKENS, mutants, per_input_limit
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -33,11 +33,15 @@ def stf_cases(draw: st.DrawFn) -> tuple[Path, str]:
     return stf, draw(mutants([stf.read_text()], STF_TOKENS))
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(0)  # per_input_limit bounds each input instead
 @FUZZ_SETTINGS
 @given(stf_cases())
 def test_mutated_stf_files_run_or_give_located_errors(case: tuple[Path, str]) -> None:
-    stf, text = case
+    with per_input_limit():
+        check_stf(*case)
+
+
+def check_stf(stf: Path, text: str) -> None:
     compiled, info = program(stf)
     try:
         stmts = parse_stf(text, "fuzz.stf")
