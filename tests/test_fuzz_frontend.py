@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fuzz_inputs import FUZZ_SETTINGS, P4_TOKENS, mutants, per_input_limit
+from fuzz_inputs import FUZZ_SETTINGS, P4_TOKENS, InputHang, mutants, per_input_limit
 from hypothesis import event, given
 
 from lgkit.sw.exec.pipeline import Pipeline
