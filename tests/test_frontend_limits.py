@@ -74,6 +74,23 @@ def test_including_a_device_or_directory_is_refused(tmp_path: Path, target: str)
     assert "not a regular file" in str(info.value)
 
 
+def test_an_include_name_with_a_nul_is_refused() -> None:
+    # found by `make fuzz`: the NUL reached open() and raised ValueError
+    with pytest.raises(P4Error) as info:
+        compile_source("// a NUL in the name\n#include < \x00 v1model.p4>\n", "nul.p4")
+    assert "nul.p4:2:1: error: cannot include" in str(info.value)
+    assert "the name contains a NUL character" in str(info.value)
+
+
+def test_an_included_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "latin1.p4").write_bytes("// caf\xe9\n".encode("latin-1"))
+    (tmp_path / "main.p4").write_text('#include "latin1.p4"\n')
+    with pytest.raises(P4Error) as info:
+        compile_file(str(tmp_path / "main.p4"))
+    assert "main.p4:1:1: error: cannot include" in str(info.value)
+    assert "not UTF-8 text (byte 6)" in str(info.value)
+
+
 def test_compiling_a_device_is_refused() -> None:
     with pytest.raises(P4Error) as info:
         compile_file("/dev/zero")

@@ -34,6 +34,8 @@ def compile_file(
     defines: dict[str, str] | None = None,
 ) -> CompiledProgram:
     """Compile a P4 file, with extra include directories and -D defines. Raises P4Error."""
+    if "\0" in path:
+        raise error_at(ir.Loc(path, 1, 1), "cannot read a file whose name contains a NUL")
     if Path(path).exists() and not Path(path).is_file():
         raise error_at(ir.Loc(path, 1, 1), f"cannot read {path}: not a regular file")
     try:

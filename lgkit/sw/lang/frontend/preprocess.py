@@ -45,14 +45,24 @@ class _Preprocessor(pcpp.Preprocessor):
         yield from super().include(tokens, original_line)
 
     def on_file_open(self, is_system_include: bool, includepath: str) -> io.TextIOBase:
-        """Open an included file; a device, FIFO or directory is refused (it could block)."""
-        if os.path.exists(includepath) and not os.path.isfile(includepath):
-            if self._include_at is not None:
-                self._report(*self._include_at,
-                             f"cannot include '{includepath}': not a regular file")
-                self._include_at = None
-            return io.StringIO("")
-        return super().on_file_open(is_system_include, includepath)
+        """Open an included file as UTF-8 text. A name with a NUL, a device, FIFO or directory
+        (which could block) and a file that is not UTF-8 are refused with a located error; a
+        missing file raises OSError so that the next include directory is tried."""
+        problem = None
+        if "\0" in includepath:
+            problem = "the name contains a NUL character"
+        elif os.path.exists(includepath) and not os.path.isfile(includepath):
+            problem = "not a regular file"
+        else:
+            data = Path(includepath).read_bytes()  # OSError: try the next directory
+            try:
+                return io.StringIO(data.decode("utf-8-sig"))
+            except UnicodeDecodeError as exc:
+                problem = f"not UTF-8 text (byte {exc.start})"
+        if self._include_at is not None:
+            self._report(*self._include_at, f"cannot include {includepath!r}: {problem}")
+            self._include_at = None
+        return io.StringIO("")
 
     def on_comment(self, tok: object) -> bool:
         return True
