@@ -8,6 +8,11 @@ bool lg_seq_lt(in bit<17> a, in bit<17> b) {
     return d != 0 && d[16:16] == 0;
 }
 
+/* b lies within LG_SEQ_WINDOW sequence numbers of a, ahead or behind (17-bit serial). */
+bool lg_seq_near(in bit<17> a, in bit<17> b) {
+    return b - a < LG_SEQ_WINDOW || a - b <= LG_SEQ_WINDOW;
+}
+
 /* Word index of a sequence number in a port's slice of a hole bitmap (4096 seqs per port). */
 bit<32> lg_hole_word(in bit<9> port, in bit<7> word) {
     return (bit<32>)(port ++ word);

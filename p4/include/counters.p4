@@ -16,6 +16,7 @@ counter(LG_PORTS, CounterType.packets) lg_cnt_timeouts;       /* ackNoTimeout ex
 counter(LG_PORTS, CounterType.packets) lg_cnt_pauses;         /* pause frames sent */
 counter(LG_PORTS, CounterType.packets) lg_cnt_resumes;        /* resume frames sent */
 counter(LG_PORTS, CounterType.packets) lg_cnt_acks;           /* explicit ACKs sent */
+counter(LG_PORTS, CounterType.packets) lg_cnt_out_of_window;  /* data frames outside the window */
 /* Sender events, indexed by the protected (egress) port. */
 counter(LG_PORTS, CounterType.packets) lg_cnt_retx;           /* retransmitted copies sent */
 counter(LG_PORTS, CounterType.packets) lg_cnt_dummies;        /* dummies sent */

@@ -48,6 +48,10 @@ const bit<3> PRIO_COURIER = 0;
 #define LG_PORTS 512
 /* Hole bitmaps: 4096 sequence numbers per port, 32 per word -> 128 words per port. */
 #define LG_HOLE_WORDS 65536
+/* The receiver's window: a data frame's seq must lie within this many sequence numbers of the
+ * next one expected, either side. The hole bitmaps cover 4096 seqs, so no frame of this
+ * epoch can be farther; one that is (corrupted, forged) is dropped and counted. */
+const bit<17> LG_SEQ_WINDOW = 4096;
 /* Hard cap on holes per loss notification (one 64-bit mask spans two 32-bit words). */
 const bit<8> LG_MAX_HOLES_CAP = 32;
 

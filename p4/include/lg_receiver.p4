@@ -56,9 +56,15 @@ control LgRxIngress(inout headers_t hdr, inout metadata_t meta,
             /* Receiver role off: a dummy is consumed, anything else is delivered unprotected. */
             if (hdr.lg_data.dummy == 1) { meta.l.drop = 1; } else { meta.l.deliver = 1; }
         } else if (fresh) {
-            /* Loss detection: an original or a dummy ahead of everything seen so far. */
             bit<17> expected;
             lg_rx_expected.read(expected, pidx);
+            if (!lg_seq_near(expected, seq)) {
+                /* Outside the window no frame of this epoch can be: not ours, state untouched. */
+                meta.l.drop = 1;
+                lg_cnt_out_of_window.count(pidx);
+                return;
+            }
+            /* Loss detection: an original or a dummy ahead of everything seen so far. */
             bit<17> last = expected - 1;
             bool advanced = false;
             if (hdr.lg_data.retx == 0 && lg_seq_lt(last, seq)) {
