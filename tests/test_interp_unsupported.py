@@ -35,6 +35,12 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
     }
     apply { t.apply(); }
 }""",
+    "hash base that is a struct (found by make fuzz: a TypeError per packet)": """
+control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply {
+        hash(meta.m, HashAlgorithm.xor16, hdr, { hdr.h.a }, 32w65536);
+    }
+}""",
     "stack index the right side's call changes": """
 bit<8> bump(inout bit<8> x) { x = x + 1; return x; }
 control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {

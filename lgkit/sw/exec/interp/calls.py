@@ -20,7 +20,7 @@ from lgkit.sw.exec.interp.layout import (
 from lgkit.sw.exec.interp.packetgen import packet_method
 from lgkit.sw.exec.interp.scope import ActionB, ExternB, FuncB, InstanceB, PacketB, RefSlot, TableB
 from lgkit.sw.lang import ir
-from lgkit.sw.lang.types import BitsT, BoolT, StackT, StructLikeT, TypeVarT, VarbitT
+from lgkit.sw.lang.types import BitsT, BoolT, InfIntT, StackT, StructLikeT, TypeVarT, VarbitT
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.codegen import CodeGen
@@ -352,6 +352,9 @@ class Calls:
         return ""
 
     def _fn_random(self, fx: FnCtx, call: ir.Call, args: list) -> str:
+        for arg in args:
+            if not isinstance(arg.type, BitsT | InfIntT):
+                raise unsupported(arg, "random() of a value that is not bit<W> or int<W>")
         lo, hi = fx.eg.ex(args[1]), fx.eg.ex(args[2])
         tlo, thi = fx.temp(), fx.temp()
         fx.line(f"{tlo} = {lo}")
@@ -372,6 +375,9 @@ class Calls:
         """out = base + H(data) % max (max 0: base). HashAlgorithm.random draws H uniformly
         below max from the pipeline's generator (seeded by Pipeline.load / seed())."""
         out, algo, base, data, maxv = args
+        for arg, what in ((out, "result"), (base, "base"), (maxv, "max")):
+            if not isinstance(arg.type, BitsT | InfIntT):
+                raise unsupported(arg, f"a hash {what} that is not bit<W> or int<W>")
         h = fx.temp()
         if isinstance(algo, ir.TypeMember) and algo.member == "random":
             BitData(self, fx).bytes_of(data)  # the data is evaluated, then ignored
