@@ -15,6 +15,7 @@ from .clock import RealClock
 from .mmsg import BatchReceiver, BatchSender
 from .pcap import PcapWriter
 from .switch import Switch
+from .watchdog import Watchdog
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -30,6 +31,9 @@ RECV_BUFFER = 65535
 SOCKET_BUFFER_BYTES = 1 << 20
 SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
 HOUSEKEEPING_S = 1.0
+PASS_BUDGET_S = 1.0
+"""CPU time one pipeline pass may take before the watchdog aborts it (a pass normally takes
+tens of microseconds; the control plane waits for the switch lock while a pass runs)."""
 # Frames a port holds between the traffic manager's dequeue and one sendmmsg call (a shallow
 # transmit ring, flushed after every batch of event-loop work): the TM's strict priority, rate and
 # queue timing are decided at most one batch before the frame is in the kernel.
@@ -166,13 +170,20 @@ class AfPacketPort:
 
 class PortLoop:
     """The switch's single-threaded event loop: epoll over the port sockets, the clock's timers
-    and a wake-up pipe (for timers added by gRPC threads and for `stop`)."""
+    and a wake-up pipe (for timers added by gRPC threads and for `stop`).
+
+    Every pipeline pass is guarded by a Watchdog: one that runs past `pass_budget_s` of CPU
+    time is aborted and counted as `pass_timeout` (0 turns the watchdog off)."""
 
     def __init__(self, switch: Switch, pcap_dir: str | None = None,
-                 log: logging.Logger | None = None) -> None:
+                 log: logging.Logger | None = None,
+                 pass_budget_s: float = PASS_BUDGET_S) -> None:
         if not isinstance(switch.clock, RealClock):
             raise TypeError("real ports need a switch on a RealClock")
         self.switch = switch
+        if pass_budget_s > 0:
+            switch.guard = Watchdog(pass_budget_s)
+            switch.guard.start()
         self.clock: RealClock = switch.clock
         self.pcap_dir = pcap_dir
         self.log = log if log is not None else logging.getLogger("lgkit.switch")
@@ -307,3 +318,5 @@ class PortLoop:
         os.close(self._wake_r)
         os.close(self._wake_w)
         self.clock.wakeup = None
+        if self.switch.guard is not None:
+            self.switch.guard.stop()

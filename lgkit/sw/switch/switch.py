@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from .clock import Clock, RealClock
 from .tm import TrafficManager
+from .watchdog import Watchdog
 
 RECIRC_QUEUE_CAPACITY = 1024
 INPUT_QUEUE_CAPACITY = 1024
@@ -63,6 +64,8 @@ class Switch:
         self.port_stats: dict[int, PortStats] = {}
         self.packet_in_handlers: list[Callable[[bytes], None]] = []
         self.on_pipeline_change: list[Callable[[Any], None]] = []
+        self.guard: Watchdog | None = None
+        "Aborts passes that run too long (real time, set by the port loop); None: unguarded."
         self._generation = 0
         self._recirc_pending = 0
         self._input_pending = 0
@@ -130,10 +133,18 @@ class Switch:
                 self.drops["no_pipeline"] += 1
                 return
             now_us = self.clock.now_ns() // 1000
-            if job is None:
-                result = pipeline.ingress(port, data, now_us)
+            guard = self.guard
+            if guard is None:
+                result = pipeline.ingress(port, data, now_us) if job is None \
+                    else pipeline.ingress_job(job, now_us)
             else:
-                result = pipeline.ingress_job(job, now_us)
+                result = guard.run(pipeline.ingress, port, data, now_us) if job is None \
+                    else guard.run(pipeline.ingress_job, job, now_us)
+                if result is None:
+                    self.drops["pass_timeout"] += 1
+                    if self.pass_latency_ns and job is None:
+                        self._input_pending -= 1
+                    return
             if result.drops:
                 self.drops["ingress_drop"] += result.drops
             if self.pass_latency_ns:
@@ -177,8 +188,15 @@ class Switch:
                      enq_timestamp: int, deq_timedelta: int) -> int:
         """Called by the TM at dequeue; returns the bytes put on the wire or looped back to
         ingress (so a rate on the recirculation port limits recirculation), 0 if none."""
-        result = self.pipeline.egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp,
-                                      deq_timedelta)
+        egress = self.pipeline.egress
+        if self.guard is None:
+            result = egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta)
+        else:
+            result = self.guard.run(egress, job, now_us, enq_qdepth, deq_qdepth, enq_timestamp,
+                                    deq_timedelta)
+            if result is None:
+                self.drops["pass_timeout"] += 1
+                return 0
         if result.clones:
             for clone in result.clones:
                 self.tm.enqueue(clone)

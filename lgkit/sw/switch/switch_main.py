@@ -7,6 +7,8 @@ import logging
 import os
 import signal
 import sys
+import threading
+import time
 from typing import Any
 
 from .control_service import CommandError, ControlClient, SwitchCommands, control_handler
@@ -25,6 +27,10 @@ IGNORED_WITH_VALUE = ["--thrift-port", "--dump-packet-data", "--max-mc-groups",
 IGNORED_FLAGS = ["--enable-swap", "--disable-swap", "--log-flush", "--debugger"]
 UNSUPPORTED = ["--grpc-server-ssl", "--grpc-server-cacert", "--grpc-server-cert",
                "--grpc-server-key", "--grpc-server-with-client-auth"]
+
+
+STOP_GRACE_S = 2.0
+"How long SIGTERM/SIGINT waits for the packet loop (and a pass in progress) to stop."
 
 
 class UsageError(Exception):
@@ -258,18 +264,37 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
     except (OSError, ValueError) as exc:
         loop.close()
         return _error(str(exc))
+    stop = _StopRequest()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: loop.stop())
+        signal.signal(signum, stop.request)
+    worker = threading.Thread(target=loop.run, name="switch-loop", daemon=True)
+    worker.start()
     ports = ", ".join(f"{p}@{i}" for p, i in args.ports) or "none"
     address = f"{args.grpc_server_addr.rpartition(':')[0]}:{server.port}"
     print(f"lgkit switch: ready; ports {ports}; gRPC on {address}", flush=True)
     log.info("switch started: ports %s", ports)
-    try:
-        loop.run()
-    finally:
-        server.stop()
-        loop.close()
-    return 0
+    while not stop.requested and worker.is_alive():
+        time.sleep(0.1)  # the main thread only waits for signals
+    loop.stop()
+    worker.join(STOP_GRACE_S)
+    server.stop()
+    if worker.is_alive():
+        log.error("a pipeline pass did not end within %.0f s of the stop request; exiting "
+                  "without closing the ports", STOP_GRACE_S)
+        sys.stderr.flush()
+        os._exit(1)
+    loop.close()
+    return 0 if stop.requested else _error("the packet loop ended unexpectedly (see the log)")
+
+
+class _StopRequest:
+    """Set by SIGTERM or SIGINT (only a flag: the main thread acts on it)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def request(self, signum: int, frame: object) -> None:
+        self.requested = True
 
 
 def _set_port_rates(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> None:
