@@ -22,6 +22,7 @@ COMMAND_MODULES: dict[str, str] = {
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",
+    "interrupt-test": "lgkit.net.cli",
     "fabric": "lgkit.fabric.cli",
     "reproduce": "lgkit.reproduce.cli",
 }

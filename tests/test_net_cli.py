@@ -30,7 +30,7 @@ def test_clean_reports_what_it_removed(mininet_lock) -> None:  # noqa: F811
 def test_unknown_scenario_is_one_clear_error() -> None:
     done = lgkit("run", "no-such-scenario", "--target", "lxbr")
     assert done.returncode == 1
-    assert done.stderr.startswith("error: no scenario 'no-such-scenario' (known: ")
+    assert done.stderr.startswith("lgkit: error: no scenario 'no-such-scenario' (known: ")
     assert "Traceback" not in done.stderr
 
 
@@ -60,4 +60,4 @@ def test_bmv2_without_bmv2_says_what_is_missing() -> None:
         pytest.skip("BMv2 is installed here")
     done = lgkit("demo", "--target", "bmv2")
     assert done.returncode == 1
-    assert done.stderr.startswith("error: bmv2: ") and "not installed" in done.stderr
+    assert done.stderr.startswith("lgkit: error: bmv2: ") and "not installed" in done.stderr

@@ -70,6 +70,8 @@ class P4RuntimeSession:
         except BaseException as exc:
             self._switch = None
             self.close()
+            if not isinstance(exc, Exception):  # Ctrl-C, SIGTERM: the run is interrupted
+                raise
             reason = errors.message or f"{type(exc).__name__}: {exc}"
             raise SessionError(f"{self.name} ({self.address}): {reason}") from exc
         finally:

@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from lgkit.control.build import BuildError
 from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
+from lgkit.measure.results import RESULTS_ROOT
 from lgkit.net.inject.injectors import InjectorUnavailable, make_injector
 from lgkit.net.lifecycle.experiment import experiment
 from lgkit.net.runner import PhaseRunner, format_table
-from lgkit.net.spec.scenario import ScenarioError, load_scenario
-from lgkit.net.spec.topology import SpecError, load_spec
+from lgkit.net.spec.scenario import (
+    Scenario,
+    ScenarioError,
+    check_scenario,
+    in_range,
+    load_scenario,
+)
+from lgkit.net.spec.topology import SpecError, TopologySpec, load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     frames_per_s,
@@ -33,17 +42,34 @@ class ExperimentError(RuntimeError):
     """The experiment could not run; the message is for the user."""
 
 
-def run_experiment(args: argparse.Namespace, log=print) -> Path:
-    """Run the scenario named in args; returns the results folder."""
+@dataclass(frozen=True)
+class Plan:
+    """A checked experiment: the scenario with its overrides, the topology, the program, the
+    phases that will run and where the results go."""
+
+    scenario: Scenario
+    spec: TopologySpec
+    program: Path
+    phases: list[str]
+    use_lg: bool
+    results_root: Path | None
+
+
+def plan_experiment(args: argparse.Namespace, log=print) -> Plan:
+    """Check everything before anything is built: the options, the scenario and its topology,
+    the program and the results folder (ExperimentError with a one-line message)."""
     try:
-        scenario = load_scenario(args.scenario)
+        _check_options(args)
+        scenario = _override(load_scenario(args.scenario), args)
         spec = load_spec(scenario.topology)
+        check_scenario(scenario, spec.hosts)
     except (ScenarioError, SpecError) as exc:
         raise ExperimentError(str(exc)) from exc
-    scenario = _override(scenario, args)
     program = Path(args.program).resolve() if getattr(args, "program", None) else LG_PROGRAM
-    if not program.exists():
+    if not program.is_file():
         raise ExperimentError(f"no P4 program {program}")
+    root = Path(args.results) if getattr(args, "results", None) else None
+    _check_results(root or RESULTS_ROOT)
     use_lg = args.target != "lxbr" and program == LG_PROGRAM and lg_available()
     phases = scenario.phases
     if not use_lg:
@@ -53,20 +79,46 @@ def run_experiment(args: argparse.Namespace, log=print) -> Path:
         if skipped:
             log(f"LinkGuardian: unavailable ({why}); skipping phases {', '.join(skipped)}")
         phases = [p for p in phases if p == "lg_off"]
+    return Plan(scenario, spec, program, phases, use_lg, root)
+
+
+def run_experiment(plan: Plan, args: argparse.Namespace, log=print) -> Path:
+    """Run a planned experiment; returns the results folder."""
+    scenario = plan.scenario
     metadata = {"scenario": dataclasses.asdict(scenario), "target": args.target,
-                "program": str(program),
-                "topology": spec.name, "phases": phases, "injector_choice": args.injector}
+                "program": str(plan.program), "topology": plan.spec.name,
+                "phases": plan.phases, "injector_choice": args.injector}
     try:
-        root = Path(args.results) if getattr(args, "results", None) else None
-        with experiment(f"{scenario.name}-{args.target}", metadata, root=root, log=log) as store:
-            _run_in(store, scenario, spec, phases, program, use_lg, args, log)
+        with experiment(f"{scenario.name}-{args.target}", metadata, root=plan.results_root,
+                        log=log) as store:
+            _run_in(store, plan, args, log)
             return store.path
     except EXPECTED as exc:
         raise ExperimentError(str(exc)) from exc
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """--loss, --seconds and --rate-mbps: finite and in range (ScenarioError)."""
+    if getattr(args, "loss", None) is not None:
+        in_range("--loss", args.loss, 0, 1, high_open=True)
+    if getattr(args, "seconds", None) is not None:
+        in_range("--seconds", args.seconds, 0, 86400, low_open=True)
+    if getattr(args, "rate_mbps", None) is not None:
+        in_range("--rate-mbps", args.rate_mbps, 0, 100_000, low_open=True)
+
+
+def _check_results(root: Path) -> None:
+    """The results folder exists (made if needed) and takes files."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root):
+            pass
+    except OSError as exc:
+        raise ExperimentError(f"results folder {root}: {exc.strerror or exc}") from None
+
+
 def _override(scenario, args: argparse.Namespace):
-    if getattr(args, "seconds", None):
+    if getattr(args, "seconds", None) is not None:
         scenario = dataclasses.replace(
             scenario, flow=dataclasses.replace(scenario.flow, seconds=args.seconds))
     if getattr(args, "loss", None) is not None:
@@ -77,7 +129,8 @@ def _override(scenario, args: argparse.Namespace):
     return scenario
 
 
-def _run_in(store, scenario, spec, phases, program: Path, use_lg: bool, args, log) -> None:
+def _run_in(store, plan: Plan, args, log) -> None:
+    scenario, spec, program = plan.scenario, plan.spec, plan.program
     testbed = Testbed(spec, args.target, store.path, program=program,
                       rate_mbps=args.rate_mbps, log=log)
     injector = None
@@ -92,10 +145,10 @@ def _run_in(store, scenario, spec, phases, program: Path, use_lg: bool, args, lo
         injector.start()
         store.note(injector=injector.describe(), link_rate_mbps=testbed.rate_mbps,
                    paper_link_gbps=spec.paper_link_gbps)
-        protection = make_protection(testbed, scenario.target_loss) if use_lg else None
+        protection = make_protection(testbed, scenario.target_loss) if plan.use_lg else None
         runner = PhaseRunner(testbed, scenario, injector, store, protection, args.notifier, log)
         rows = []
-        for phase in phases:
+        for phase in plan.phases:
             log(f"phase {phase}: {scenario.flow.congestion} flow {scenario.flow.client} -> "
                 f"{scenario.flow.server} for {scenario.flow.seconds:g} s")
             rows.append(runner.run(phase))

@@ -6,6 +6,7 @@ process holds them; killing every process inside them removes the namespaces and
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -14,7 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lgkit.measure.results import mark_incomplete_if_running
 from lgkit.net.lifecycle import naming
+from lgkit.sw.switch.claims import CLAIMS_DIR
 
 
 @dataclass
@@ -24,13 +27,17 @@ class CleanReport:
     processes: list[int] = field(default_factory=list)
     interfaces: list[str] = field(default_factory=list)
     nft_tables: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)
+    "Results folders of killed runs, marked incomplete."
 
     def summary(self) -> str:
         """One line for the user."""
-        return (
-            f"clean: {len(self.processes)} processes (with their host namespaces), "
-            f"{len(self.interfaces)} interfaces, {len(self.nft_tables)} nftables tables removed"
-        )
+        line = (f"clean: {len(self.processes)} processes (with their host namespaces), "
+                f"{len(self.interfaces)} interfaces, {len(self.nft_tables)} nftables tables "
+                "removed")
+        if self.runs:
+            line += f"; {len(self.runs)} killed runs marked incomplete: {', '.join(self.runs)}"
+        return line
 
 
 def _run(*argv: str) -> str:
@@ -162,19 +169,49 @@ def kit_nft_tables() -> list[tuple[str, str]]:
     return tables
 
 
+def runtime_files() -> list[str]:
+    """Pid files, run records and interface claims of processes that are gone."""
+    if not naming.RUNTIME_DIR.exists():
+        return []
+    files = [p for p in naming.RUNTIME_DIR.glob("*.pid") if _recorded_pid(p) not in
+             set(naming.recorded_pids())]
+    files += [record for record, _ in naming.dead_run_records()]
+    files += [claim for claim in (CLAIMS_DIR.glob("*.claim") if CLAIMS_DIR.exists() else [])
+              if not _claim_held(claim)]
+    return sorted(str(p) for p in files)
+
+
+def _claim_held(path: Path) -> bool:
+    """True while a live switch holds the interface claim (its flock)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def leftovers() -> dict[str, list]:
     """Everything of the kit still present (empty lists when the machine is clean)."""
     return {
         "processes": sorted(kit_process_ids()),
         "interfaces": kit_interfaces(),
         "nft_tables": [name for _, name in kit_nft_tables()],
+        "runtime_files": runtime_files(),
     }
 
 
-def clean() -> CleanReport:
-    """Remove everything of the kit; safe to run at any time and more than once."""
+def clean(spare: frozenset[int] = frozenset()) -> CleanReport:
+    """Remove everything of the kit but the processes in `spare` (a run's own watchdog while
+    the run cleans); mark experiments whose runner is gone incomplete. Safe to run at any time
+    and more than once."""
     report = CleanReport()
-    report.processes = _kill(kit_process_ids())
+    report.processes = _kill(kit_process_ids() - spare)
     for family, name in kit_nft_tables():
         subprocess.run(["nft", "delete", "table", family, name], capture_output=True, check=False)
         report.nft_tables.append(name)
@@ -183,5 +220,33 @@ def clean() -> CleanReport:
         report.interfaces.append(name)
     if naming.RUNTIME_DIR.exists():
         for path in naming.RUNTIME_DIR.glob("*.pid"):
-            path.unlink(missing_ok=True)
+            if _recorded_pid(path) not in spare:
+                path.unlink(missing_ok=True)
+    for claim in CLAIMS_DIR.glob("*.claim") if CLAIMS_DIR.exists() else []:
+        if not _claim_held(claim):
+            claim.unlink(missing_ok=True)
+    report.runs = mark_dead_runs()
     return report
+
+
+def _recorded_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def mark_dead_runs() -> list[str]:
+    """Mark every recorded experiment whose runner is gone (killed with its watchdog) as
+    incomplete, and drop its record; returns the results folders marked."""
+    marked = []
+    for record, run_dir in naming.dead_run_records():
+        if run_dir is not None and (run_dir / "metadata.json").is_file():
+            try:
+                if mark_incomplete_if_running(run_dir, "the runner and its watchdog were killed; "
+                                                       "marked by lgkit clean"):
+                    marked.append(str(run_dir))
+            except (OSError, ValueError):
+                pass  # an unreadable metadata.json: nothing to mark
+        record.unlink(missing_ok=True)
+    return marked

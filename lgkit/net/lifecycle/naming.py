@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -65,3 +66,28 @@ def recorded_pids() -> list[int]:
         if pid_text.isdigit() and str(start_time(int(pid_text))) == started:
             pids.append(int(pid_text))
     return pids
+
+
+def write_run_record(pid: int, run_dir: Path) -> Path:
+    """Record a running experiment (its runner's pid and start time, and its results folder),
+    so that `lgkit clean` can mark it incomplete if its runner and watchdog are both killed."""
+    RUNTIME_DIR.mkdir(parents=True, exist_ok=True)
+    path = RUNTIME_DIR / f"run-{pid}.json"
+    path.write_text(json.dumps({"pid": pid, "started": start_time(pid),
+                                "run_dir": str(run_dir)}) + "\n")
+    return path
+
+
+def dead_run_records() -> list[tuple[Path, Path | None]]:
+    """(record, results folder) of every recorded experiment whose runner is gone."""
+    found: list[tuple[Path, Path | None]] = []
+    for path in sorted(RUNTIME_DIR.glob("run-*.json")) if RUNTIME_DIR.exists() else []:
+        try:
+            record = json.loads(path.read_text())
+            pid, started, run_dir = int(record["pid"]), record["started"], record["run_dir"]
+        except (OSError, ValueError, KeyError, TypeError):
+            found.append((path, None))
+            continue
+        if start_time(pid) != started:
+            found.append((path, Path(run_dir)))
+    return found

@@ -30,14 +30,16 @@ def start_reaper(run_dir: Path, lock_fd: int) -> subprocess.Popen:
 
 
 def stop_reaper(proc: subprocess.Popen) -> None:
-    """Tell the watchdog the run ended properly."""
+    """Tell the watchdog the run ended properly and its cleanup is done."""
     proc.terminate()
     proc.wait(5)
     naming.pid_file("reaper", str(os.getpid())).unlink(missing_ok=True)
 
 
 def watch(pid: int, run_dir: Path) -> None:
-    """Block until `pid` exits; then, if the run is still `running`, mark it and clean up."""
+    """Block until `pid` exits; then mark the run incomplete if it is still `running`, and
+    clean up. A runner that finished its cleanup stops us before it exits (stop_reaper), so
+    reaching this point means it died first: during the run or in the middle of its cleanup."""
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:
@@ -45,9 +47,12 @@ def watch(pid: int, run_dir: Path) -> None:
     if fd is not None:
         select.select([fd], [], [])
         os.close(fd)
-    if mark_incomplete_if_running(run_dir, "the runner died before finishing (killed)"):
-        naming.pid_file("reaper", str(pid)).unlink(missing_ok=True)
-        clean()
+    try:
+        mark_incomplete_if_running(run_dir, "the runner died before finishing (killed)")
+    except (OSError, ValueError):
+        pass  # no readable metadata: still clean up
+    naming.pid_file("reaper", str(pid)).unlink(missing_ok=True)
+    clean()
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from lgkit.control.corruptd import CorruptdParams
@@ -57,3 +58,37 @@ def load_scenario(name_or_path: str) -> Scenario:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ScenarioError(f"{path}: malformed scenario ({exc})") from exc
+
+
+def in_range(what: str, value: object, low: float, high: float, *, low_open: bool = False,
+             high_open: bool = False) -> float:
+    """`value` as a float if it is a finite number in the range, else ScenarioError naming
+    `what` (an interval written [low, high] with the open ends as parentheses)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if ok:
+        ok = (low < value if low_open else low <= value) and \
+            (value < high if high_open else value <= high)
+    if not ok:
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ScenarioError(f"{what} must be a number in {interval}, got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def check_scenario(scenario: Scenario, hosts: list[str]) -> None:
+    """Every value in range and both flow ends hosts of the topology (ScenarioError), so that
+    nothing is built for a scenario that cannot run."""
+    flow = scenario.flow
+    for role, host in (("client", flow.client), ("server", flow.server)):
+        if host not in hosts:
+            raise ScenarioError(f"scenario {scenario.name}: flow {role} '{host}' is not a host "
+                                f"of topology {scenario.topology} (hosts: {', '.join(hosts)})")
+    if flow.client == flow.server:
+        raise ScenarioError(f"scenario {scenario.name}: the flow's client and server are both "
+                            f"'{flow.client}'")
+    in_range("flow seconds", flow.seconds, 0, 86400, low_open=True)
+    in_range("loss rate", scenario.loss.rate, 0, 1, high_open=True)
+    in_range("target_loss", scenario.target_loss, 0, 1, low_open=True, high_open=True)
+    params = scenario.corruptd
+    in_range("corruptd interval_s", params.interval_s, 0, 3600, low_open=True)
+    in_range("corruptd window_frames", params.window_frames, 1, 1e12)
+    in_range("corruptd threshold", params.threshold, 0, 1, low_open=True)

@@ -1,0 +1,31 @@
+"""Interrupted experiments leave nothing behind (the small variant of `lgkit interrupt-test`):
+three Ctrl-C 0.3 s apart during a run on the built-in target, SIGTERM, and SIGKILL of both the
+runner and its watchdog (then one `lgkit clean` removes everything and marks the run
+incomplete)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_net_support import assert_machine_clean, needs_root, network_lock
+
+from lgkit.net.lifecycle.interrupt import interrupt_run
+
+pytestmark = needs_root
+
+
+@pytest.mark.parametrize(("target", "action", "at_s", "needs_clean"), [
+    ("builtin", "sigint x3", 12.0, False),
+    ("lxbr", "sigterm", 6.0, False),
+    ("lxbr", "kill both", 6.0, True),
+])
+def test_an_interrupted_run_leaves_nothing(tmp_path, target, action, at_s, needs_clean):
+    with network_lock():
+        assert_machine_clean()
+    outcome = interrupt_run(0, action, at_s, tmp_path, target, 3.0, random.Random(1))
+    assert outcome.status == "incomplete", (tmp_path / "run0.log").read_text()
+    assert outcome.needed_clean == needs_clean
+    assert not any(outcome.left.values()), outcome.left
+    with network_lock():
+        assert_machine_clean()
