@@ -16,6 +16,8 @@ COMMAND_MODULES: dict[str, str] = {
     "switch": "lgkit.sw.switch.switch_main",
     "switch-cli": "lgkit.sw.switch.switch_main",
     "bench-switch": "lgkit.sw.tools.bench_switch",
+    "bench-p4runtime": "lgkit.sw.tools.p4rt_load",
+    "soak-switch": "lgkit.sw.tools.soak_switch",
     "soak": "lgkit.sim.cli",
     "stress": "lgkit.sim.cli",
     "bench-stress": "lgkit.sim.cli",
