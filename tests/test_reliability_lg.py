@@ -59,3 +59,17 @@ def test_frames_inside_the_window_are_processed_as_before(mode: str) -> None:
     net = run(mode, 4_000)
     assert net.counter("s2", "lg_cnt_out_of_window") == 0
     assert net.register("s2", "lg_rx_lost") > 3000  # taken as a (huge) gap, as the protocol says
+
+
+@pytest.mark.xfail(strict=True, reason="open: a forged pause holds the sender forever "
+                                      "(docs/protocol.md §3.5); found by fuzzing")
+def test_a_forged_pause_does_not_hold_the_sender_forever() -> None:
+    """An ACK with xoff=1 that the receiver never sent: the sender holds every packet and no
+    frame with xoff=0 comes back (the receiver is not paused and receives nothing)."""
+    net = LGNet(ScenarioConfig(params=LGParams(mode="lg", copies=1, ack_timeout_us=20)))
+    plain = net.frame("h1", "h2", BOGUS_ID)
+    forged_pause = plain[:12] + b"\xab\xcd" + bytes([0x48, 0x01, 0x8F])  # ACK 399, xoff=1
+    net.net.clock.call_at(366, net.link.backward.deliver, forged_pause)  # before the first data
+    net.send_stream(40, pps=2e6)
+    net.run(500_000)  # 40 frames take 20 us; held, they loop in the recirculation port
+    assert sorted(net.delivered()) == list(range(40))
