@@ -1,10 +1,11 @@
 """Fuzzing LinkGuardian's program with frames on the protected link, in virtual time
-(hypothesis): a protected stream with some losses, plus a few frames drawn by hypothesis put on
-the link in either direction at random moments: LG data frames with any header bits and
-sequence numbers (near the stream's and far from it), ACKs, loss notifications, pause/resume,
-truncated LG headers and plain garbage. Whatever arrives, the run ends without an exception and
-with a bounded amount of work, the Tx and Rx buffers drain, and the measurement counters agree
-with what crossed the link."""
+(hypothesis): a protected stream (no losses: with the short ackNoTimeout that lets a forged
+gap drain quickly, retransmissions would come too late; loss recovery is tested elsewhere),
+plus a few frames drawn by hypothesis put on the link in either direction at random moments:
+LG data frames with any header bits and sequence numbers (near the stream's and far from it),
+ACKs, loss notifications, pause/resume, truncated LG headers and plain garbage. Whatever
+arrives, the run ends without an exception and with a bounded amount of work, the Tx and Rx
+buffers drain, and the measurement counters agree with what crossed the link."""
 
 from __future__ import annotations
 
@@ -75,7 +76,6 @@ def scenarios(draw: st.DrawFn) -> tuple[LGNet, list[tuple[int, str, bytes]]]:
     mode = draw(st.sampled_from(["lg", "lg_nb"]))
     net = LGNet(ScenarioConfig(params=LGParams(mode=mode, copies=1,
                                                ack_timeout_us=ACK_TIMEOUT_US)))
-    net.forward_rules.originals = set(draw(st.sets(st.integers(0, STREAM - 1), max_size=3)))
     injected = []
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, int(STREAM / PPS * 1e9) + 50_000))

@@ -68,9 +68,16 @@ class LgWire:
 
 
 def parse_lg(frame: bytes) -> LgWire | None:
-    """Decode the LG headers of a frame (None if it is not an LG frame)."""
+    """Decode the LG headers of a frame (None if it is not an LG frame, or one cut short)."""
     if len(frame) < 17 or frame[12:14] != b"\xab\xcd":
         return None
+    try:
+        return _parse_lg(frame)
+    except (IndexError, struct.error):  # a truncated header: what a switch would not parse
+        return None
+
+
+def _parse_lg(frame: bytes) -> LgWire:
     fields: dict[str, object] = {}
     at = 14
     payload = False
