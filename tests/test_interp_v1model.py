@@ -221,3 +221,47 @@ def test_set_valid_grows_packet_length(pipeline) -> None:
     r = decode(out[0][1])
     assert r["plen"] == HEADER_LEN + 1 + 2
     assert out[0][1][HEADER_LEN : HEADER_LEN + 2] == b"\xbe\xef"
+
+
+COUNT_LENGTH_PROGRAM = """
+header a_t { bit<8> op; }
+header b_t { bit<32> pad; }
+struct headers { a_t a; b_t b; }
+struct metadata { }
+parser MyParser(packet_in pkt, out headers hdr, inout metadata meta,
+                inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.a); pkt.extract(hdr.b); transition accept; }
+}
+control MyVerify(inout headers hdr, inout metadata meta) { apply { } }
+control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    counter(4, CounterType.bytes) at_ingress;
+    apply {
+        at_ingress.count(0);
+        hdr.b.setInvalid();
+        sm.egress_spec = 1;
+    }
+}
+control MyEgress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    counter(4, CounterType.bytes) at_egress;
+    apply {
+        at_egress.count((bit<32>)sm.instance_type);
+        if (sm.instance_type == 0 && hdr.a.op == 1) { clone(CloneType.E2E, 5); }
+    }
+}
+control MyCompute(inout headers hdr, inout metadata meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.a); pkt.emit(hdr.b); } }
+"""
+
+
+def test_counters_count_the_length_the_packet_came_in_with() -> None:
+    """BMv2 counts the packet's ingress_length, in egress too, and for clones (found by
+    `lgkit diff-bmv2`: the built-in target counted the length after ingress's changes)."""
+    pipeline = load(COUNT_LENGTH_PROGRAM + v1switch())
+    pipeline.clone_sessions[5] = [(2, 0)]
+    data = b"\x01" + bytes(4) + bytes(20)
+    out = send(pipeline, 0, data)
+    assert sorted(len(frame) for _, frame in out) == [21, 21]  # the 4-byte header is gone
+    counters = {name.rsplit(".", 1)[-1]: c for name, c in pipeline.counters.items()}
+    assert counters["at_ingress"].read(0)[1] == 25
+    assert counters["at_egress"].read(0)[1] == 25  # the original, in egress
+    assert counters["at_egress"].read(2)[1] == 25  # its egress clone

@@ -27,17 +27,21 @@ MAX_UNTIMED_PASSES = 10_000
 
 
 class PacketState:
-    """What an egress job carries: slots, payload, length register and truncation."""
+    """What an egress job carries: slots, payload, length register and truncation, and the
+    length the packet had when it entered the switch (BMv2's ingress_length: what counters
+    and meters count, also in egress and for clones and replicas)."""
 
-    __slots__ = ("S", "payload", "plen", "truncate", "recirc")
+    __slots__ = ("S", "payload", "plen", "truncate", "count_len", "recirc")
 
     def __init__(
-        self, S: list, payload: bytes, plen: int, truncate: int | None, recirc: int | None = None
+        self, S: list, payload: bytes, plen: int, truncate: int | None, count_len: int,
+        recirc: int | None = None,
     ):
         self.S = S
         self.payload = payload
         self.plen = plen
         self.truncate = truncate
+        self.count_len = count_len
         self.recirc = recirc  # BMv2 keeps a recirculate request made in ingress (unicast)
 
 
@@ -144,7 +148,7 @@ def ingress_pass(
             copy = S[:]
             copy[x.egress_rid] = rid & 0xFFFF
             copy[x.instance_type] = REPLICATION
-            state = PacketState(copy, P.payload, P.plen, P.truncate)
+            state = PacketState(copy, P.payload, P.plen, P.truncate, P.count_len)
             result.egress.append(
                 EgressJob(out_port, copy[x.priority], REPLICATION, rid, P.plen, state)
             )
@@ -154,7 +158,7 @@ def ingress_pass(
         result.drops = 1
         return result
     S[x.instance_type] = NORMAL
-    state = PacketState(S, P.payload, P.plen, P.truncate, P.recirc)
+    state = PacketState(S, P.payload, P.plen, P.truncate, P.count_len, P.recirc)
     result.egress.append(EgressJob(spec, S[x.priority], NORMAL, S[x.egress_rid], P.plen, state))
     return result
 
@@ -203,7 +207,8 @@ def egress_pass(
     S[x.egress_ts] = now & 0xFFFFFFFFFFFF
     P = Ctx(b"", now)
     P.payload = state.payload
-    P.plen = P.count_len = state.plen
+    P.plen = state.plen
+    P.count_len = state.count_len
     P.truncate = state.truncate
     P.recirc = state.recirc
     try:
@@ -250,7 +255,7 @@ def _replicas(
     for out_port, rid in targets:
         replica = copy[:]
         replica[x.egress_rid] = rid & 0xFFFF
-        state = PacketState(replica, P.payload, P.plen, None)
+        state = PacketState(replica, P.payload, P.plen, None, P.count_len)
         jobs.append(EgressJob(out_port, replica[x.priority], instance_type, rid, P.plen, state))
     return jobs
 
