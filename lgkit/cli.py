@@ -21,6 +21,7 @@ COMMAND_MODULES: dict[str, str] = {
     "soak": "lgkit.sim.cli",
     "stress": "lgkit.sim.cli",
     "bench-stress": "lgkit.sim.cli",
+    "diff-bmv2": "lgkit.sim.differential",
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",

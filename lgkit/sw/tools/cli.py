@@ -17,13 +17,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_preprocessor_options(compile_cmd)
     compile_cmd.set_defaults(func=run_compile)
 
-    stf_cmd = subparsers.add_parser("stf", help="run a p4c STF test on the built-in target")
+    stf_cmd = subparsers.add_parser(
+        "stf", help="run a p4c STF test on the built-in target (or BMv2, or both compared)")
     stf_cmd.add_argument("program", help="the P4_16 v1model program (.p4)")
     stf_cmd.add_argument("test", help="the STF test (.stf)")
     stf_cmd.add_argument("-v", "--verbose", action="store_true", help="print what happened")
     stf_cmd.add_argument(
         "--max-parser-transitions", type=positive_int, default=None, metavar="N",
         help="parser states one packet may visit before error.ParserTimeout (default 10000)")
+        "--target", choices=["builtin", "bmv2", "both"], default="builtin",
+        help="builtin (default); bmv2: simple_switch, one packet at a time (needs p4c-bm2-ss, "
+             "simple_switch, simple_switch_CLI); both: run on both and compare every packet "
+             "and every value read")
+    stf_cmd.add_argument("--work", help="BMv2: keep its files (JSON, pcaps, log) here")
     add_preprocessor_options(stf_cmd)
     stf_cmd.set_defaults(func=run_stf)
 
@@ -170,6 +176,10 @@ def run_stf(args: argparse.Namespace) -> int:
         return 1
     if args.max_parser_transitions is not None:
         pipeline.max_parser_transitions = args.max_parser_transitions
+    if args.target != "builtin":
+        from lgkit.sw.tools.bmv2_stf import run_stf_on_bmv2
+
+        return run_stf_on_bmv2(args, stmts, pipeline, info)
     try:
         result = StfRunner(pipeline, info, args.test).run(stmts)
     except StfError as exc:

@@ -644,19 +644,25 @@ class StfRunner:
     # ----------------------------------------------------------------- comparison
 
     def compare(self, expects: list[ExpectStmt]) -> None:
-        """Per port: the packets must match the expects in order and in number. As in p4c's
-        runner, a port named by an `expect PORT` without data is not checked at all."""
-        wanted: dict[int, list[ExpectStmt]] = {}
-        unchecked = {stmt.port for stmt in expects if stmt.pattern is None}
-        for stmt in expects:
-            wanted.setdefault(stmt.port, []).append(stmt)
-        for port in sorted((set(wanted) | set(self.received)) - unchecked):
-            exp, got = wanted.get(port, []), self.received.get(port, [])
-            ok = len(exp) == len(got) and all(
-                pattern_matches(e, g) for e, g in zip(exp, got, strict=True)
-            )
-            if not ok:
-                self.result.diffs.append(PortDiff(port, exp, got))
+        self.result.diffs.extend(expect_diffs(expects, self.received))
+
+
+def expect_diffs(expects: list[ExpectStmt], received: dict[int, list[bytes]]) -> list[PortDiff]:
+    """Per port: the packets must match the expects in order and in number. As in p4c's
+    runner, a port named by an `expect PORT` without data is not checked at all."""
+    wanted: dict[int, list[ExpectStmt]] = {}
+    unchecked = {stmt.port for stmt in expects if stmt.pattern is None}
+    for stmt in expects:
+        wanted.setdefault(stmt.port, []).append(stmt)
+    diffs = []
+    for port in sorted((set(wanted) | set(received)) - unchecked):
+        exp, got = wanted.get(port, []), received.get(port, [])
+        ok = len(exp) == len(got) and all(
+            pattern_matches(e, g) for e, g in zip(exp, got, strict=True)
+        )
+        if not ok:
+            diffs.append(PortDiff(port, exp, got))
+    return diffs
 
 
 # --------------------------------------------------------------------------- reporting
