@@ -36,6 +36,15 @@ def test_flavours_differ_only_in_the_command() -> None:
             FLAVOURS["bmv2"].argv(ports, 3, 3, False, None)
 
 
+def test_a_bmv2_without_thrift_is_named_in_one_line(tmp_path, monkeypatch) -> None:
+    fake = tmp_path / "simple_switch_grpc"
+    fake.write_text("#!/bin/sh\necho 'Usage: SWITCH_NAME [options]'\necho '  --no-p4'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(TargetUnavailable, match="built without Thrift"):
+        FLAVOURS["bmv2"].command()
+
+
 def _forward_through(target: str, tmp_path) -> None:
     testbed = Testbed(load_spec("leafspine"), target, tmp_path, program=BASIC_PROGRAM,
                       rate_mbps=RATE_MBPS, log=lambda line: None)

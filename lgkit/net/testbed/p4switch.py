@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 import socket
 import subprocess
@@ -47,6 +48,10 @@ class Flavour:
         binary = shutil.which("simple_switch_grpc")
         if binary is None:
             raise TargetUnavailable("bmv2: simple_switch_grpc is not installed (not on PATH)")
+        if not has_thrift(binary):
+            raise TargetUnavailable("bmv2: simple_switch_grpc was built without Thrift "
+                                    "(--with-thrift): the kit needs its runtime CLI "
+                                    "(simple_switch_CLI) for queue rates and depths")
         return [binary]
 
     def argv(self, ports: list[tuple[int, str]], device_id: int, priority_queues: int,
@@ -87,6 +92,14 @@ class Flavour:
 
 
 FLAVOURS = {"builtin": Flavour("builtin"), "bmv2": Flavour("bmv2")}
+
+
+@functools.cache
+def has_thrift(binary: str) -> bool:
+    """Whether a BMv2 switch binary serves the Thrift runtime (it then takes --thrift-port)."""
+    done = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30,
+                          check=False)
+    return "--thrift-port" in done.stdout + done.stderr
 
 
 def grpc_address(device_id: int) -> str:
