@@ -25,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stf_cmd.add_argument(
         "--max-parser-transitions", type=positive_int, default=None, metavar="N",
         help="parser states one packet may visit before error.ParserTimeout (default 10000)")
+    stf_cmd.add_argument(
         "--target", choices=["builtin", "bmv2", "both"], default="builtin",
         help="builtin (default); bmv2: simple_switch, one packet at a time (needs p4c-bm2-ss, "
              "simple_switch, simple_switch_CLI); both: run on both and compare every packet "
