@@ -43,8 +43,10 @@ control LgTxBufRemove(in bit<9> port, in bit<16> len) {
         bit<32> pkts;
         lg_tx_buf_bytes.read(bytes, (bit<32>)port);
         lg_tx_buf_pkts.read(pkts, (bit<32>)port);
-        if (bytes >= (bit<32>)len) { bytes = bytes - (bit<32>)len; } else { bytes = 0; }
-        if (pkts > 0) { pkts = pkts - 1; }
+        /* Saturating subtractions, not ifs: one action, atomic on BMv2, where ingress
+         * removes while egress (at the recirculation port) adds. */
+        bytes = bytes |-| (bit<32>)len;
+        pkts = pkts |-| 1;
         lg_tx_buf_bytes.write((bit<32>)port, bytes);
         lg_tx_buf_pkts.write((bit<32>)port, pkts);
     }
@@ -75,8 +77,10 @@ control LgRxBufRemove(in bit<9> port, in bit<16> len) {
         bit<32> pkts;
         lg_rx_buf_bytes.read(bytes, (bit<32>)port);
         lg_rx_buf_pkts.read(pkts, (bit<32>)port);
-        if (bytes >= (bit<32>)len) { bytes = bytes - (bit<32>)len; } else { bytes = 0; }
-        if (pkts > 0) { pkts = pkts - 1; }
+        /* Saturating subtractions, not ifs: one action, atomic on BMv2, where ingress
+         * removes while egress (at the recirculation port) adds. */
+        bytes = bytes |-| (bit<32>)len;
+        pkts = pkts |-| 1;
         lg_rx_buf_bytes.write((bit<32>)port, bytes);
         lg_rx_buf_pkts.write((bit<32>)port, pkts);
     }

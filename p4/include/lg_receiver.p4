@@ -241,7 +241,10 @@ control LgRxEgress(inout headers_t hdr, inout metadata_t meta,
         bit<17> leading = expected - 1;
         if (kind == KIND_NOTIFY) {
             leading = meta.lg.ack;
-            if (pending > 0) { lg_rx_notify_pending.write(pidx, pending - 1); }
+            /* Read and write in one action: atomic on BMv2, whose ingress thread may count a
+             * new notification meanwhile (a lost count would unfreeze the ACK too early). */
+            lg_rx_notify_pending.read(pending, pidx);
+            lg_rx_notify_pending.write(pidx, pending |-| 1);
         } else if (pending > 0) {
             lg_rx_safe_ack.read(leading, pidx);
         }
@@ -264,14 +267,14 @@ control LgRxEgress(inout headers_t hdr, inout metadata_t meta,
             bit<8> gen;
             bit<8> budget;
             lg_ack_gen.read(gen, pidx);
-            lg_ack_budget.read(budget, pidx);
+            lg_ack_budget.read(budget, pidx);  /* read-modify-write in one action (atomic) */
+            lg_ack_budget.write(pidx, budget |-| (bit<8>)(bit<1>)(gen == meta.lg.gen));
             if (gen != meta.lg.gen) {
                 meta.l.drop = 1;
             } else if (budget == 0) {
                 lg_ack_parked.write(pidx, 1);
                 meta.l.drop = 1;
             } else {
-                lg_ack_budget.write(pidx, budget - 1);
                 hdr.lg_ack.setValid();
                 hdr.lg_ack.pkt_type = LG_TYPE_ACK;
                 hdr.lg_ack.piggybacked = 0;
@@ -330,7 +333,7 @@ control LgRxEgress(inout headers_t hdr, inout metadata_t meta,
             hdr.lg_ack.leading_ack = leading[15:0];
             bit<8> budget;
             lg_ack_budget.read(budget, pidx);
-            if (budget > 0) { lg_ack_budget.write(pidx, budget - 1); }
+            lg_ack_budget.write(pidx, budget |-| 1);
         }
     }
 }
