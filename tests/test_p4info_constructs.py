@@ -1,6 +1,6 @@
-"""P4Info of the newer language constructs (tests/stf programs) as p4c writes it: ids checked
-against p4c 1.2.5.16 (p4c-bm2-ss --p4runtime-files), and the whole P4Info compared with the
-installed p4c when there is one."""
+"""P4Info of the newer language constructs (tests/stf programs, tests/p4/lang) as p4c writes
+it: ids checked against p4c 1.2.5.16 (p4c-bm2-ss --p4runtime-files), and the whole P4Info
+compared with the installed p4c when there is one."""
 
 from __future__ import annotations
 
@@ -12,15 +12,23 @@ import pytest
 from finsy.proto import p4i
 from google.protobuf import text_format
 
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 
 STF = Path(__file__).parent / "stf"
-PROGRAMS = ["assign_order", "compound_assign", "direct_apply", "enum_keys", "header_structs"]
+LANG = Path(__file__).parent / "p4" / "lang"
+PROGRAMS = ["assign_order", "compound_assign", "direct_apply", "enum_keys", "header_structs",
+            "action_profiles"]
+
+
+def source(name: str) -> Path:
+    return STF / f"{name}.p4" if (STF / f"{name}.p4").is_file() else LANG / f"{name}.p4"
 
 
 def p4info(name: str) -> p4i.P4Info:
-    return build_p4info(compile_file(str(STF / f"{name}.p4")).ir)
+    return build_p4info(compile_file(str(source(name))).ir)
 
 
 def ids(info: p4i.P4Info) -> dict[str, int]:
@@ -55,11 +63,33 @@ def test_enum_keys_list_the_enum_in_type_info() -> None:
         ("TCP", b"\x06"), ("UDP", b"\x11"), ("ICMP", b"\x01")]
 
 
+def test_action_profiles_and_selectors_as_p4c() -> None:
+    info = p4info("action_profiles")
+    assert ids(info) == {
+        "ApIngress.by_member": 42139117,
+        "ApIngress.by_group": 39962907,
+        "ApIngress.set_out": 30590944,
+        "NoAction": 21257015,
+    }
+    by_member, by_group = info.tables
+    assert (by_member.implementation_id, by_group.implementation_id) == (295519055, 295906009)
+    assert [f.name for f in by_group.match_fields] == ["hdr.h.key"]  # the selector key is not
+    profiles = [(p.preamble.name, p.preamble.id, list(p.table_ids), p.with_selector, p.size)
+                for p in info.action_profiles]
+    assert profiles == [("ApIngress.members", 295519055, [42139117], False, 128),
+                        ("ApIngress.balancer", 295906009, [39962907], True, 64)]
+
+
+def test_action_profiles_are_refused_at_load() -> None:
+    with pytest.raises(P4Error, match="unsupported: extern action_profile"):
+        Pipeline.load(compile_file(str(source("action_profiles"))))
+
+
 @pytest.mark.skipif(shutil.which("p4c-bm2-ss") is None, reason="p4c-bm2-ss not on PATH")
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_p4info_equals_the_installed_p4c(name: str, tmp_path: Path) -> None:
     out = tmp_path / f"{name}.p4info.txtpb"
     subprocess.run(["p4c-bm2-ss", "-o", str(tmp_path / f"{name}.json"), "--p4runtime-files",
-                    str(out), str(STF / f"{name}.p4")], check=True, capture_output=True)
+                    str(out), str(source(name))], check=True, capture_output=True)
     theirs = text_format.Parse(out.read_text(), p4i.P4Info())
     assert text_format.MessageToString(p4info(name)) == text_format.MessageToString(theirs)

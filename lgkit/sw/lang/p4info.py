@@ -19,6 +19,7 @@ from lgkit.sw.lang.frontend.consteval import const_value
 
 # P4Ids prefixes (p4info.proto).
 ACTION, TABLE, VALUE_SET, CONTROLLER_HEADER = 0x01, 0x02, 0x03, 0x04
+ACTION_PROFILE = 0x11
 COUNTER, DIRECT_COUNTER, METER, DIRECT_METER, REGISTER, DIGEST = 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
 DEFAULT_TABLE_SIZE = 1024
 MATCH_TYPES = {
@@ -736,6 +737,8 @@ COUNTER_UNITS = {
 }
 METER_UNITS = {"packets": p4i.MeterSpec.PACKETS, "bytes": p4i.MeterSpec.BYTES}
 EXTERN_KINDS = {
+    "action_profile": ACTION_PROFILE,
+    "action_selector": ACTION_PROFILE,
     "counter": COUNTER,
     "direct_counter": DIRECT_COUNTER,
     "meter": METER,
@@ -888,6 +891,9 @@ class P4InfoBuilder:
                     msg.direct_resource_ids.append(
                         self.symbols.id(kind, local_name(target, table.prefix))
                     )
+        profile = self.implementation(table)
+        if profile is not None:
+            msg.implementation_id = self.symbols.id(ACTION_PROFILE, profile)
         size = const_int(decl.size) if decl.size is not None else None
         msg.size = size if size else DEFAULT_TABLE_SIZE
         timeout = decl.properties.get("support_timeout")
@@ -896,6 +902,15 @@ class P4InfoBuilder:
         if decl.entries:
             msg.is_const_table = decl.entries_are_const
             msg.has_initial_entries = True
+
+    def implementation(self, table: TableInfo) -> str | None:
+        """The P4Info name of the table's action profile or selector, if it has one."""
+        ref = table.decl.properties.get("implementation")
+        if isinstance(ref, ir.PathExpr):
+            target = table.scope.find(ref.name)
+            if isinstance(target, ir.InstanceDecl):
+                return local_name(target, table.prefix)
+        return None
 
     def add_initial_default_action(self, msg: p4i.Table, table: TableInfo) -> None:
         """initial_default_action (P4Runtime 1.4): the default action (NoAction when the program
@@ -969,7 +984,17 @@ class P4InfoBuilder:
         ident = self.symbols.id(kind, inst.name)
         alias = self.symbols.alias(inst.name)
         anns = inst.decl.annotations
-        if kind == COUNTER:
+        if kind == ACTION_PROFILE:
+            msg = self.info.action_profiles.add()
+            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            for table in self.model.tables:
+                if self.implementation(table) == inst.name and not is_hidden(
+                        table.decl.annotations):
+                    msg.table_ids.append(self.symbols.id(TABLE, table.name))
+            selector = inst.extern == "action_selector"
+            msg.with_selector = selector
+            msg.size = const_int(ctor_arg(inst.decl, 1 if selector else 0, "size")) or 0
+        elif kind == COUNTER:
             msg = self.info.counters.add()
             set_preamble(msg.preamble, ident, inst.name, alias, anns)
             msg.spec.unit = COUNTER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")), 0)

@@ -8,9 +8,8 @@ from lgkit.sw.lang.frontend.check_calls import CallChecker
 from lgkit.sw.lang.frontend.scope import Scope
 from lgkit.sw.lang.frontend.typeops import type_str
 
-UNSUPPORTED_TABLE_PROPERTIES = {
-    "implementation": "table implementation (action profiles/selectors)",
-}
+UNSUPPORTED_TABLE_PROPERTIES: dict[str, str] = {}
+IMPLEMENTATIONS = ("action_profile", "action_selector")
 
 
 class TableChecker(CallChecker):
@@ -176,6 +175,11 @@ class TableChecker(CallChecker):
             decl = checked.decl if isinstance(checked, ir.PathExpr) else None
             if not isinstance(decl, ir.InstanceDecl) or decl.type_ref.name != want:
                 raise self.fail(value.loc, f"table property '{name}' must name a {want} instance")
+        if name == "implementation":
+            decl = checked.decl if isinstance(checked, ir.PathExpr) else None
+            if not isinstance(decl, ir.InstanceDecl) or decl.type_ref.name not in IMPLEMENTATIONS:
+                raise self.fail(value.loc, "unsupported: a table implementation that is not the "
+                                "name of an action_profile or action_selector instance")
         return checked
 
 

@@ -1,4 +1,4 @@
-// expect: 8:26: unsupported: table implementation (action profiles/selectors)
+// expect: 8:26: unsupported: a table implementation that is not the name of an action_profile or action_selector instance
 #include <v1model.p4>
 control c(inout bit<8> v) {
     action a() { v = 1; }
