@@ -27,6 +27,8 @@ COMMAND_MODULES: dict[str, str] = {
     "run": "lgkit.net.cli",
     "interrupt-test": "lgkit.net.cli",
     "fabric": "lgkit.fabric.cli",
+    "exercise": "lgkit.course.cli",
+    "toolchain": "lgkit.course.cli",
     "reproduce": "lgkit.reproduce.cli",
 }
 

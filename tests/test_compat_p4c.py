@@ -159,3 +159,19 @@ def test_p4runtime_accepts_every_form_and_refuses_unusable_ones(built):
     finally:
         client.close()
         server.stop()
+
+
+def test_field_lists_named_by_constants(tmp_path):
+    from lgkit.sw.exec.pipeline import Pipeline
+    from lgkit.sw.exec.v1model import run_untimed
+    from lgkit.sw.lang.frontend.compiler import compile_file
+
+    program = ROOT / "tests" / "p4" / "frontend" / "field_list_const.p4"
+    pipeline = Pipeline.load(compile_file(str(program)))
+    assert run_untimed(pipeline, 0, b"\x01") == [(1, b"\x07")]  # kept = 7 survives, lost = 0
+    bad = tmp_path / "bad.p4"
+    bad.write_text(program.read_text().replace("@field_list(FL_RECIRC)", "@field_list(NOPE)"))
+    result = shim("lgkit-p4c-bm2-ss", "-o", "bad.json", "bad.p4", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "bad.p4:6:1: error: @field_list(NOPE): not an integer or an integer constant" in \
+        result.stderr and "Traceback" not in result.stderr

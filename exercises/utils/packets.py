@@ -2,7 +2,7 @@
 """Send and receive test packets on a host's eth0 (scapy), for the exercises' checks.
 
 send:    packets.py send DST_IP MESSAGE [--tunnel DST_ID] [--tos N] [--count N] [--interval S]
-                [--size BYTES]
+                [--size BYTES] [--numbered]  (--numbered: MESSAGE#0, MESSAGE#1, ...)
 receive: packets.py receive OUT_FILE [--seconds S] [--expect N]  (one line per UDP or tunnel
          packet and ARP request: "arp who-has IP", "udp tos=0xN dst=IP msg=...",
          "tunnel dst_id=N udp ..."); stops after N lines or S seconds
@@ -42,15 +42,17 @@ def send(args):
     frame = Ether(src=get_if_hwaddr("eth0"), dst="ff:ff:ff:ff:ff:ff")
     if args.tunnel is not None:
         frame = frame / Tunnel(dst_id=args.tunnel)
-    payload = args.message.encode().ljust(args.size, b".")
-    frame = frame / IP(dst=socket.gethostbyname(args.dst), tos=args.tos) / UDP(
-        sport=PORT, dport=PORT) / Raw(payload)
+    frames = []
+    for index in range(args.count):
+        text = f"{args.message}#{index}" if args.numbered else args.message
+        frames.append(frame / IP(dst=socket.gethostbyname(args.dst), tos=args.tos) / UDP(
+            sport=PORT, dport=PORT) / Raw(text.encode().ljust(args.size, b".")))
     if args.interval:
-        for _ in range(args.count):
-            sendp(frame, iface="eth0", verbose=False)
+        for one in frames:
+            sendp(one, iface="eth0", verbose=False)
             time.sleep(args.interval)
     else:
-        sendp([frame] * args.count, iface="eth0", verbose=False)
+        sendp(frames, iface="eth0", verbose=False)
 
 
 def describe(pkt):
@@ -88,6 +90,7 @@ def main():
     s.add_argument("--count", type=int, default=1)
     s.add_argument("--interval", type=float, default=0.0)
     s.add_argument("--size", type=int, default=0, help="pad the payload to this many bytes")
+    s.add_argument("--numbered", action="store_true", help="append #INDEX to each message")
     r = sub.add_parser("receive")
     r.add_argument("out")
     r.add_argument("--seconds", type=float, default=10)

@@ -157,7 +157,7 @@ def _compile(program: ir.Program) -> CompiledV1:
         sm=_sm_slots(sm),
         meta_base=meta.base,
         meta_size=size_of(meta_t),
-        field_lists={**_field_lists(meta), **gen.anon_field_lists},
+        field_lists={**_field_lists(meta, program), **gen.anon_field_lists},
         tables=tables,
         externs=gen.externs,
         value_sets=gen.value_sets,
@@ -175,9 +175,23 @@ def _sm_slots(sm: Slot) -> dict[str, int]:
     return {name: sm.base + field_offset(t, name) for name, _ in t.fields}
 
 
-def _field_lists(meta: Slot) -> dict[int, list[int]]:
-    """@field_list(ids...) annotated user metadata fields (nested structs included)."""
+def _field_lists(meta: Slot, program: ir.Program) -> dict[int, list[int]]:
+    """@field_list(ids...) annotated user metadata fields (nested structs included); an id is
+    an integer literal or the name of a top-level integer constant."""
     out: dict[int, list[int]] = {}
+    consts = {d.name: d.value for d in program.decls
+              if isinstance(d, ir.ConstDecl) and isinstance(d.value, int)}
+
+    def field_list_id(tok: str, struct: str) -> int:
+        if tok in consts:
+            return int(consts[tok])
+        try:
+            return int(tok, 0)
+        except ValueError:
+            decl = next((d for d in program.decls
+                         if isinstance(d, ir.TypeDecl) and d.name == struct), program)
+            raise error_at(decl.loc, f"@field_list({tok}): not an integer or an integer "
+                                     "constant") from None
 
     def walk(t: P4Type, base: int) -> None:
         if not isinstance(t, StructLikeT) or t.kind != "struct":
@@ -187,7 +201,7 @@ def _field_lists(meta: Slot) -> dict[int, list[int]]:
             tokens = t.field_annotations.get(name, {}).get("field_list")
             if tokens:
                 for tok in " ".join(tokens).replace(",", " ").split():
-                    ident = int(tok, 0)
+                    ident = field_list_id(tok, t.name)
                     out.setdefault(ident, []).extend(range(off, off + size_of(ft)))
             walk(ft, off)
 
