@@ -13,7 +13,7 @@
 # 3. Mininet (a Debian package, pure Python) is made importable in .venv by ONE symlink:
 #    .venv/lib/pythonX.Y/site-packages/mininet -> the system package directory. No other system
 #    package leaks into the venv (we do not use --system-site-packages).
-# 4. .venv/bmv2-shims/bin: p4c, p4c-bm2-ss, simple_switch(_grpc) -> the kit (docs/course.md).
+# 4. .venv/bmv2-shims/bin: p4c, p4c-bm2-ss, simple_switch(_grpc), simple_switch_CLI -> the kit.
 # 5. scripts/p4rt-venv.sh (the p4runtime-shell venv), when present.
 set -euo pipefail
 
@@ -103,7 +103,7 @@ link_bmv2_shims() {
     local dir="$VENV/bmv2-shims/bin" pair
     mkdir -p "$dir"
     for pair in p4c:lgkit-p4c p4c-bm2-ss:lgkit-p4c-bm2-ss simple_switch:lgkit-simple-switch \
-                simple_switch_grpc:lgkit-simple-switch-grpc; do
+                simple_switch_grpc:lgkit-simple-switch-grpc simple_switch_CLI:lgkit-simple-switch-cli; do
         ln -sfn "../../bin/${pair#*:}" "$dir/${pair%%:*}"
     done
 }

@@ -25,7 +25,8 @@ const bit<2>  KIND_ACK = 1;
 const bit<32> TX_SESSION = 100;     /* clone session of the Tx-buffer copies (-> port 2) */
 const bit<32> ACK_SESSION = 101;    /* clone session of ACKs and loss notifications (-> port 2) */
 const bit<32> DUMMY_SESSION = 102;  /* clone session of dummy packets (-> port 2) */
-const bit<3>  PRIO_DUMMY = 0;       /* queue priorities: --priority-queues 3 */
+const bit<3>  PRIO_LOW = 0;         /* queue priorities (--priority-queues 3): dummies and the
+                                       looping Tx copies, which must not hold up data */
 const bit<3>  PRIO_DATA = 1;
 const bit<3>  PRIO_HIGH = 2;
 const bit<17> HOLE_SLOTS = 4096;    /* hole bitmaps keep seq mod 4096 */
@@ -214,7 +215,7 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
             meta.seq = hdr.lg.era ++ hdr.lg.seq_no;
             bit<17> acked;
             tx_acked.read(acked, 0);
-            /* TODO (exercise 2): if the copy is not yet acknowledged (seq not before tx_acked) loop again (egress_spec LINK_PORT, priority PRIO_DATA); else if its hole bit is set clear it and multicast it as a retransmission (retx = 1) to meta.retx_group at PRIO_HIGH, counting STAT_RETX; else drop it. */
+            /* TODO (exercise 2): if the copy is not yet acknowledged (seq not before tx_acked) loop again (egress_spec LINK_PORT, priority PRIO_LOW); else if its hole bit is set clear it and multicast it as a retransmission (retx = 1) to meta.retx_group at PRIO_HIGH, counting STAT_RETX; else drop it. */
         } else if (sm.ingress_port == LINK_PORT && hdr.lg.isValid() && hdr.lg.kind == KIND_ACK) {
             /* Sender side: an ACK, possibly with a loss notification. */
             mark_to_drop(sm);

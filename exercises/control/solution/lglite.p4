@@ -25,7 +25,8 @@ const bit<2>  KIND_ACK = 1;
 const bit<32> TX_SESSION = 100;     /* clone session of the Tx-buffer copies (-> port 2) */
 const bit<32> ACK_SESSION = 101;    /* clone session of ACKs and loss notifications (-> port 2) */
 const bit<32> DUMMY_SESSION = 102;  /* clone session of dummy packets (-> port 2) */
-const bit<3>  PRIO_DUMMY = 0;       /* queue priorities: --priority-queues 3 */
+const bit<3>  PRIO_LOW = 0;         /* queue priorities (--priority-queues 3): dummies and the
+                                       looping Tx copies, which must not hold up data */
 const bit<3>  PRIO_DATA = 1;
 const bit<3>  PRIO_HIGH = 2;
 const bit<17> HOLE_SLOTS = 4096;    /* hole bitmaps keep seq mod 4096 */
@@ -223,7 +224,7 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
             tx_acked.read(acked, 0);
             if (!before(meta.seq, acked)) {
                 sm.egress_spec = LINK_PORT;
-                sm.priority = PRIO_DATA;
+                sm.priority = PRIO_LOW;
             } else {
                 bit<32> slot = (bit<32>) (meta.seq % HOLE_SLOTS);
                 bit<1> hole;

@@ -19,7 +19,7 @@ from .switch import Switch
 LOG_LEVELS = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.INFO,
               "warn": logging.WARNING, "error": logging.ERROR, "off": logging.CRITICAL + 1}
 # simple_switch(_grpc) options that mean nothing here: accepted with a warning.
-IGNORED_WITH_VALUE = ["--thrift-port", "--dump-packet-data", "--max-mc-groups",
+IGNORED_WITH_VALUE = ["--dump-packet-data", "--max-mc-groups",
                       "--notifications-addr", "--restore-state", "--debugger-addr",
                       "--max-port-count", "--use-files", "--nanolog", "--packet-in",
                       "--log-file-max-size", "--log-file-max-files", "--load-modules",
@@ -72,6 +72,8 @@ def _add_switch_options(parser: argparse.ArgumentParser) -> None:
                         help="write DIR/<iface>_in.pcap and _out.pcap")
     parser.add_argument("--no-p4", action="store_true", default=None,
                         help="start without a program (push one over P4Runtime)")
+    parser.add_argument("--thrift-port", type=int, default=None, metavar="PORT",
+                        help="serve BMv2's Thrift runtime (simple_switch_CLI) on localhost:PORT")
     parser.add_argument("--port-rate", action="append", default=None, metavar="[PORT:]RATE",
                         help="egress rate of every port (or of PORT), e.g. 10M; without it a "
                              "port follows its link's tc shaping (a Mininet link's bw)")
@@ -258,10 +260,14 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
         for port, ifname in args.ports:
             loop.add_interface(port, ifname)
         _set_port_rates(switch, args, log)
-        handler = control_handler(SwitchCommands(switch))
-        server = P4RuntimeServer(switch, args.grpc_server_addr, extra_handlers=(handler,))
+        commands = SwitchCommands(switch)
+        server = P4RuntimeServer(switch, args.grpc_server_addr,
+                                 extra_handlers=(control_handler(commands),))
         server.start()
+        thrift = _start_thrift(args, server, commands)
     except (OSError, ValueError) as exc:
+        if server is not None:
+            server.stop()
         loop.close()
         return _error(str(exc))
     stop = _StopRequest()
@@ -277,6 +283,8 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
         time.sleep(0.1)  # the main thread only waits for signals
     loop.stop()
     worker.join(STOP_GRACE_S)
+    if thrift is not None:
+        thrift.stop()
     server.stop()
     if worker.is_alive():
         log.error("a pipeline pass did not end within %.0f s of the stop request; exiting "
@@ -295,6 +303,24 @@ class _StopRequest:
 
     def request(self, signum: int, frame: object) -> None:
         self.requested = True
+
+
+def _start_thrift(args: argparse.Namespace, server: Any, commands: SwitchCommands) -> Any:
+    """BMv2's Thrift runtime on --thrift-port (None without it); OSError if the port is busy."""
+    if args.thrift_port is None:
+        return None
+    from .loader import bmv2_json_text, device_config_bytes
+    from .thrift_service import RuntimeServices, ThriftServer
+
+    def config_json() -> str:
+        state = server.service.state
+        if state is not None:
+            return bmv2_json_text(state.config.p4_device_config)
+        return bmv2_json_text(device_config_bytes(args.program)) if args.program else "{}"
+
+    thrift = ThriftServer(RuntimeServices(commands.run, config_json), args.thrift_port)
+    thrift.start()
+    return thrift
 
 
 def _set_port_rates(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> None:
