@@ -30,7 +30,7 @@ def test_the_tutorials_command_line_is_understood():
     assert args.ports == [(1, "s1-eth1"), (2, "s1-eth2")]
     assert (args.device_id, args.cpu_port, args.pcap) == (3, 255, "/tmp/pcaps")
     assert args.grpc_server_addr == "0.0.0.0:50051" and args.log_console
-    assert args.opt_nanolog == "ipc:///tmp/bm-0-log.ipc" and args.opt_thrift_port == "9090"
+    assert args.opt_nanolog == "ipc:///tmp/bm-0-log.ipc" and args.thrift_port == 9090
 
 
 @pytest.mark.parametrize("line", [

@@ -63,6 +63,13 @@ def test_basic_forwarding(exercises, env):
     assert (exercises / "basic" / "logs" / "s1-p4runtime-requests.txt").stat().st_size > 0
 
 
+def test_basic_with_simple_switch_cli(exercises, env):
+    output = run_exercise(exercises, "basic_cli", env, ["h1 ping -c 3 -W 3 10.0.2.2"])
+    assert received(output) == 3  # the tables came from sX-commands.txt over Thrift
+    log = (exercises / "basic_cli" / "logs" / "s1_cli_output.log").read_text()
+    assert log.count("RuntimeCmd: ") >= 3 and "error" not in log
+
+
 def test_basic_tunnel(exercises, env):
     out = exercises / "basic_tunnel" / "h2.txt"
     run_exercise(exercises, "basic_tunnel", env, [
