@@ -18,7 +18,7 @@ from p4runtime_lib.switch import ShutdownAllSwitchConnections  # noqa: E402
 
 P4INFO = "build/lglite.p4.p4info.txtpb"
 SENDER, RECEIVER = ("127.0.0.1:50051", 0), ("127.0.0.1:50052", 1)  # s1, s2
-LINK_PORT, RETX_GROUP, TIMEOUT_US = 2, 1, 200_000
+LINK_PORT, RETX_GROUP, TIMEOUT_US = 2, 1, 1_000_000
 STAT_RECEIVED = 1
 
 

@@ -21,7 +21,7 @@ PROGRAM = "lglite.p4"
 FOLDERS = {1: "seqno", 2: "txbuffer", 3: "reorder", 4: "dummy", 5: "control"}
 MARKER = re.compile(r"^\s*//@(since|until|todo|end)\b\s*(\d+)?\s*(.*)$")
 COPIES = 3            # N retransmitted copies in the exercises' runtime config
-TIMEOUT_US = 200_000  # the ackNo timeout (LG mode)
+TIMEOUT_US = 1_000_000  # ackNo timeout (LG mode); BMv2 in Mininet can be slow
 DROP_PPM = 50_000     # the link loses 5% of the frames s1 sends to s2 (the corruption emulator)
 MAKEFILE = ("BMV2_SWITCH_EXE = simple_switch_grpc\nTOPO = topology.json\n\n"
             "include ../utils/Makefile\n")
