@@ -5,7 +5,7 @@ TARGET ?= builtin
 
 FUZZ_EXAMPLES ?= 20000
 
-.PHONY: setup test lint fuzz demo clean tutorial-env
+.PHONY: setup test lint fuzz demo clean tutorial-env notebooks
 
 setup:
 	@bash scripts/setup.sh
@@ -33,3 +33,8 @@ demo: setup
 
 clean:
 	$(VENV)/bin/lgkit clean
+
+# Execute every notebook headless on the newest results (or the committed reference runs);
+# executed copies go to measurements/notebooks/, figures next to the runs' data.
+notebooks: setup
+	$(PY) scripts/run_notebooks.py $(NOTEBOOKS)

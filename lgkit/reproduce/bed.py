@@ -1,0 +1,308 @@
+"""The paper's Fig. 7 testbed for reproduce experiments: LG switches, corruption, host settings.
+
+Scale. Our links run at the target's rate (lgkit/net/testbed/testbed.py LINK_RATE_MBPS, or
+--rate-mbps), far below the paper's 10-100 Gb/s, and software switches add their own latency.
+What TCP's reaction to a loss depends on is time measured in round trips, so the hosts' rto_min
+is scaled by the base RTT: the paper's 1 ms at a ~30 us RTT is ~33 RTTs, and ours is the same
+number of our (measured) RTTs. Everything else follows the authors' host settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_ops, ecn_ops
+from lgkit.control.p4rt_writer import P4RuntimeLGWriter
+from lgkit.measure.loss import PointCounts
+from lgkit.measure.p4poll import Cell, Reader, switch_reader
+from lgkit.net.inject.injectors import Injector, make_injector
+from lgkit.net.inject.lossmodel import LossModel
+from lgkit.net.spec.topology import load_spec
+from lgkit.net.testbed.lgprotection import (
+    LG_PROGRAM,
+    TestbedProtection,
+    frames_per_s,
+    make_protection,
+    p4_injector,
+)
+from lgkit.net.testbed.network import check_tools
+from lgkit.net.testbed.testbed import Testbed, port_commands
+from lgkit.reproduce.context import Context, ReproduceError
+from lgkit.workloads import hostconfig
+from lgkit.workloads.hostconfig import HostSettings
+from lgkit.workloads.iperf import congestion_status
+
+PAPER_RTT_US = 30.0
+"The paper's network RTT for a TCP sender (§4, testbed setup)."
+PAPER_RTO_MIN_MS = 1.0
+"The authors' rto_min (paper §4 and their scripts)."
+TARGET_LOSS = 1e-8
+"LG's target effective loss rate in the paper (Eq. 2)."
+PAPER_RECIRC_GBPS = 100.0
+"""The Tofino's recirculation port: 100G, whatever the link's speed (4x a 25G link, 1x a 100G
+one). Ours runs at the same multiple of our link rate, so copies loop as often per byte sent as
+theirs (unlimited, a software switch would spin its CPU on every copy until it is ACKed)."""
+ECN_THRESHOLD_BYTES = 100_000
+"""The paper's DCTCP marking threshold (100 KB). Buffers in bytes keep their meaning when the link
+rate and the time scale shrink together, so the threshold is not scaled."""
+MTU_FRAME = 1514
+MODES = ("off", "lg", "lg_nb")
+PING = re.compile(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms")
+
+
+def preflight(target: str) -> str | None:
+    """Why the testbed cannot start here, or None."""
+    import os
+
+    if os.geteuid() != 0:
+        return "this experiment needs root (Mininet creates namespaces and interfaces)"
+    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl", "ping")
+    if missing:
+        return f"missing tools: {', '.join(missing)} (run `make setup`)"
+    if target == "bmv2":
+        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
+        if missing:
+            return (f"bmv2: {', '.join(missing)} not installed (BMv2 and p4c come with the "
+                    "Vagrant VM; use --target builtin here)")
+    return None
+
+
+def add_testbed_arguments(group: Any) -> None:
+    """Options every testbed experiment shares."""
+    group.add_argument("--rate-mbps", type=float,
+                       help="link rate (default: the target's, lgkit/net/testbed/testbed.py)")
+    group.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
+                       help="corruption injector (auto: netem, else nft)")
+
+
+def congestion_or_skip(name: str, log: Callable[[str], None]) -> bool:
+    """True if the kernel has this congestion control; otherwise print why, once, and skip."""
+    ok, why = congestion_status(name)
+    if not ok:
+        log(f"{why}: skipping the {name} runs")
+    return ok
+
+
+def paper_congestion(asked: str | None, paper: str, stand_in: str,
+                     log: Callable[[str], None]) -> str:
+    """The congestion control to run: the one asked for (an error if the kernel lacks it), else
+    the paper's, else `stand_in` with one line saying so (results are labelled with it)."""
+    if asked:
+        ok, why = congestion_status(asked)
+        if not ok:
+            raise ReproduceError(why)
+        return asked
+    ok, why = congestion_status(paper)
+    if ok:
+        return paper
+    log(f"{why}: running {stand_in} where the paper ran {paper} (every table says so)")
+    return stand_in
+
+
+class Bed:
+    """Fig. 7 with the LinkGuardian program: h1, h2 -> up -> tx ==> rx -> dn -> h3, h4."""
+
+    def __init__(self, ctx: Context, rate_mbps: float | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.ctx = ctx
+        self.log = log or ctx.log
+        options = ctx.options
+        self.spec = load_spec("fig7")
+        rate = rate_mbps if rate_mbps is not None else getattr(options, "rate_mbps", None)
+        self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
+                               rate_mbps=rate, log=self.log)
+        self.injector_choice = getattr(options, "injector", "auto")
+        self.injector: Injector | None = None
+        self.loss = 0.0
+        self.protection: TestbedProtection | None = None
+        self.mode = "off"
+        self.base_rtt_ms = math.nan
+        self.rto_min_ms = 0
+        self.paper_gbps: float | None = None
+        self.recirc_mbps = math.nan
+        self._said: set[str] = set()
+
+    @property
+    def rate_mbps(self) -> float:
+        """The link rate every switch port runs at."""
+        return float(self.testbed.rate_mbps)
+
+    @property
+    def paper_link_gbps(self) -> float:
+        """The paper's link rate in the experiment reproduced (10G, 25G or 100G)."""
+        return float(self.paper_gbps or self.spec.paper_link_gbps)
+
+    def host(self, name: str) -> Any:
+        """A Mininet host by spec name (h1 .. h4)."""
+        return self.testbed.network.node(name)
+
+    def ip(self, name: str) -> str:
+        """A host's IP address."""
+        return self.host(name).IP()
+
+    def start(self, ecn: bool = False, paper_link_gbps: float | None = None) -> Bed:
+        """Start the network, program the switches, apply the host settings; with `ecn`, the
+        hosts negotiate ECN and every switch port marks CE above the paper's threshold.
+        `paper_link_gbps`: the paper's link rate for this experiment (default the topology's),
+        which sets the scale and the recirculation bandwidth."""
+        if paper_link_gbps:
+            self.paper_gbps = paper_link_gbps
+        self.testbed.start()
+        self.protection = make_protection(self.testbed, TARGET_LOSS)
+        self.recirc_mbps = self.rate_mbps * PAPER_RECIRC_GBPS / self.paper_link_gbps
+        recirc_port = LGLayout().recirc_port
+        for switch in self.spec.protected:
+            commands = port_commands(self.ctx.target, [recirc_port], self.recirc_mbps)
+            self.testbed.network.node(switch).switch_cli(
+                [c for c in commands if not c.startswith("set_queue_depth")])
+        if ecn:
+            self.set_ecn_threshold(math.ceil(ECN_THRESHOLD_BYTES / MTU_FRAME))
+        self.base_rtt_ms = self._base_rtt_ms()
+        self.rto_min_ms = max(1, math.ceil(PAPER_RTO_MIN_MS * self.base_rtt_ms * 1000
+                                           / PAPER_RTT_US))
+        self.configure_hosts(ecn)
+        self.ctx.note(link_rate_mbps=self.rate_mbps, paper_link_gbps=self.paper_link_gbps,
+                      recirc_mbps=self.recirc_mbps, base_rtt_ms=self.base_rtt_ms,
+                      rto_min_ms=self.rto_min_ms, scale=self.scale())
+        self.log(f"scale: {self.scale()}")
+        return self
+
+    def configure_hosts(self, ecn: bool) -> None:
+        """The authors' host settings on every host (ECN for DCTCP), recorded in metadata."""
+        settings = HostSettings(ecn=ecn, rto_min_ms=self.rto_min_ms)
+        applied = {h: hostconfig.apply(self.host(h), settings) for h in self.spec.hosts}
+        self.ctx.note(host_settings=hostconfig.describe(settings), hosts_read_back=applied)
+
+    def set_ecn_threshold(self, packets: int) -> None:
+        """CE marking at `packets` queued (0: off) on every port of every switch."""
+        for switch in self.spec.switches:
+            writer = P4RuntimeLGWriter(self.testbed.sessions[switch])
+            ports = [port for port, _ in self.testbed.network.node(switch).port_map()]
+            apply_ops(writer, [op for port in ports for op in ecn_ops(port, packets)])
+        self.ctx.note(ecn_threshold_packets=packets)
+
+    def _base_rtt_ms(self) -> float:
+        out = self.host("h1").cmd(f"ping -c 20 -i 0.05 -q {self.ip('h3')}")
+        match = PING.search(out)
+        if not match:
+            raise ReproduceError(f"h1 cannot reach h3 through the testbed: {out.strip()[-200:]}")
+        return float(match.group(1))
+
+    def scale(self) -> str:
+        """One line: target, rates, the factor against the paper, RTT and rto_min."""
+        paper = self.paper_link_gbps
+        factor = paper * 1000 / self.rate_mbps
+        return (f"{self.ctx.target}, {self.rate_mbps:g} Mb/s links (paper {paper:g} Gb/s): "
+                f"1/{factor:.0f}; recirculation {self.recirc_mbps:g} Mb/s (paper 100 Gb/s); "
+                f"base RTT {self.base_rtt_ms:.2f} ms (paper ~30 us), so rto_min "
+                f"{self.rto_min_ms} ms (paper 1 ms = 33 RTTs)")
+
+    # ------------------------------------------------------------------------- corruption
+
+    def _say(self, line: str) -> None:
+        if line not in self._said:
+            self._said.add(line)
+            self.log(line)
+
+    def set_loss(self, rate: float) -> None:
+        """Corrupt the protected link i.i.d. at `rate` from now on (0: no corruption)."""
+        if self.injector is not None:
+            self.injector.stop()
+            self.injector = None
+        self.loss = rate
+        if rate <= 0:
+            return
+        model = LossModel(rate, "iid")
+        if self.injector_choice == "p4":
+            self.injector = p4_injector(self.testbed, model, self._say)
+        else:
+            self.injector = make_injector(self.injector_choice,
+                                          self.testbed.network.wire_ports(), model, self._say,
+                                          frames_per_s(self.testbed))
+        self.injector.start()
+        self.ctx.note(injector=self.injector.describe())
+
+    # ------------------------------------------------------------------------- LinkGuardian
+
+    def params(self, mode: str, **overrides: Any) -> LGParams:
+        """LG's parameters for the current loss (N from Eq. 2), timing scaled to the link."""
+        assert self.protection is not None
+        base = self.protection.params(self.loss or 1e-3)
+        return dataclasses.replace(base, mode=mode, **overrides)
+
+    def protect(self, mode: str, **overrides: Any) -> LGParams | None:
+        """LG ('lg'), LG_NB ('lg_nb') or nothing ('off') on the protected link, with
+        parameter overrides (dummy_repeat=0: no tail-loss detection; pause_bytes=0: no
+        backpressure). Returns the parameters in force."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        assert self.protection is not None
+        if self.mode != "off":
+            self.protection.disable()
+            self.mode = "off"
+        if mode == "off":
+            return None
+        params = self.params(mode, **overrides)
+        sender, receiver = self.spec.protected
+        link = ProtectedLink(sender, self.protection.ports[0], receiver,
+                             self.protection.ports[1], params)
+        for switch, ops in link.activation():
+            apply_ops(self.protection.writers[switch], ops)
+        self.mode = mode
+        self.warm_up()
+        return params
+
+    def warm_up(self) -> None:
+        """A few pings through the protected link, so that LG's couriers (dummy, explicit ACK)
+        exist before a measurement starts."""
+        self.host("h1").cmd(f"ping -c 5 -i 0.05 -q {self.ip('h3')}")
+
+    # ------------------------------------------------------------------------- measurement
+
+    def counts(self) -> PointCounts:
+        """A-D now."""
+        return self.testbed.counts()
+
+    def readers(self) -> dict[str, Reader]:
+        """Readers of the two LG switches (for P4Poller): counters over P4Runtime, registers
+        through the runtime CLI."""
+        return {s: switch_reader(self.testbed.sessions[s].read,
+                                 self.testbed.network.node(s).switch_cli)
+                for s in self.spec.protected}
+
+    def lg_cells(self) -> list[Cell]:
+        """The LG counters and buffer registers of the protected link, both ends."""
+        assert self.protection is not None
+        (sender, receiver), (tx_port, rx_port) = self.spec.protected, self.protection.ports
+        cells = [Cell(sender, "counter", name, tx_port) for name in
+                 ("lg_cnt_a", "lg_cnt_b", "lg_cnt_retx", "lg_cnt_dummies",
+                  "lg_cnt_corrupt_drops")]
+        cells += [Cell(sender, "register", name, tx_port) for name in
+                  ("lg_tx_buf_bytes", "lg_tx_buf_pkts")]
+        cells.append(Cell(sender, "register", "lg_qdepth_max", tx_port, clear=True))
+        cells += [Cell(receiver, "counter", name, rx_port) for name in
+                  ("lg_cnt_c", "lg_cnt_d", "lg_cnt_loss_events", "lg_cnt_dups",
+                   "lg_cnt_timeouts", "lg_cnt_pauses", "lg_cnt_resumes")]
+        cells += [Cell(receiver, "register", name, rx_port) for name in
+                  ("lg_rx_buf_bytes", "lg_rx_buf_pkts", "lg_rx_lost", "lg_rx_unrecoverable")]
+        return cells
+
+    def stop(self) -> None:
+        """Corruption off, LG off, network down."""
+        try:
+            if self.injector is not None:
+                self.injector.stop()
+                self.injector = None
+        finally:
+            self.testbed.stop()
+
+    def __enter__(self) -> Bed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+

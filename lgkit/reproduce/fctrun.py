@@ -1,0 +1,233 @@
+"""FCT runs on the testbed: one condition (loss, LG mode, mechanisms) at a time, flows h1 -> h3.
+
+Each condition runs the kit's FCT client in h1 against its server in h3 for a number of flows or
+until its share of the time bound ends, whichever comes first; every finished flow goes to the
+run's `fct` table with the condition's label, and `fct_summary` gets the tail percentiles with
+their 95% confidence intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, tail
+from lgkit.measure.results import read_table
+from lgkit.net.lifecycle import naming
+from lgkit.reproduce.bed import Bed
+from lgkit.reproduce.context import Context, ReproduceError
+from lgkit.reproduce.report import Check, Comparison, Row, ratio
+
+FCT_PORT = 5300
+TEARDOWN_RESERVE_S = 25.0
+"Time kept back at the end of a run for stopping the network and writing tables."
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One line of an FCT figure: corruption, LG mode and LG parameter overrides."""
+
+    label: str
+    loss: float
+    mode: str = "off"
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    """The flows of a run."""
+
+    size: int | None = None
+    "Fixed size in bytes, or None to draw from `cdf`."
+    cdf: str | None = None
+    congestion: str = "cubic"
+    persistent: bool = False
+    flows: int = 1000
+    "Flows per condition at most."
+
+    def describe(self) -> str:
+        what = f"{self.size} B" if self.size else f"sizes from {self.cdf}"
+        conn = "persistent connections" if self.persistent else "a new connection each"
+        return f"{what} {self.congestion} flows h1 -> h3, closed loop, {conn}"
+
+
+class FctServer:
+    """The kit's FCT server in a host (recorded for cleanup)."""
+
+    def __init__(self, host: Any, congestion: str, port: int = FCT_PORT) -> None:
+        self.host, self.congestion, self.port = host, congestion, port
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> FctServer:
+        self.process = self.host.popen(
+            [sys.executable, "-m", "lgkit.workloads.fct", "server", "--port", str(self.port),
+             "--congestion", self.congestion], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        naming.write_pid("fct", f"{self.host.name}-server", self.process.pid)
+        line = self.process.stdout.readline()
+        if "listening" not in line:
+            raise ReproduceError(f"FCT server did not start: {self.process.stderr.read()[-300:]}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(5)
+        naming.pid_file("fct", f"{self.host.name}-server").unlink(missing_ok=True)
+
+
+def run_client(ctx: Context, bed: Bed, spec: FlowSpec, label: str, seconds: float,
+               bar: Any) -> list[dict[str, str]]:
+    """Run the FCT client in h1 for at most `seconds`; returns its flow records."""
+    out = ctx.store.path / f"fct-{label.replace(' ', '_').replace('+', '')}.csv"
+    argv = [sys.executable, "-m", "lgkit.workloads.fct", "client", "--server", bed.ip("h3"),
+            "--port", str(FCT_PORT), "--flows", str(spec.flows), "--congestion",
+            spec.congestion, "--seed", str(ctx.seed_for("fct", label)), "--out", str(out),
+            "--timeout", "10"]
+    argv += ["--size", str(spec.size)] if spec.size else ["--cdf", str(spec.cdf)]
+    if spec.persistent:
+        argv.append("--persistent")
+    client = bed.host("h1")
+    proc = client.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    naming.write_pid("fct", f"{client.name}-client", proc.pid)
+    deadline = time.monotonic() + seconds
+    done = 0
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+            done = _update(bar, out, done)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        _update(bar, out, done)
+        if proc.returncode != 0:
+            raise ReproduceError(f"FCT client failed: {proc.stderr.read()[-300:]}")
+    finally:
+        naming.pid_file("fct", f"{client.name}-client").unlink(missing_ok=True)
+    return read_table(out.parent, out.stem) if out.exists() else []
+
+
+def _update(bar: Any, path: Any, done: int) -> int:
+    if not path.exists():
+        return done
+    lines = max(0, sum(1 for _ in path.open()) - 1)
+    bar.update(lines - done)
+    return lines
+
+
+def run_conditions(ctx: Context, bed: Bed, conditions: list[Condition], spec: FlowSpec,
+                   group: str = "", budget_s: float | None = None) -> dict[str, np.ndarray]:
+    """Every condition in turn, within `budget_s` (default: the rest of the time bound);
+    returns the finished flows' FCTs (us) per label."""
+    fcts: dict[str, np.ndarray] = {}
+    end = time.monotonic() + (budget_s if budget_s is not None else ctx.remaining_s)
+    ctx.log(f"{group + ': ' if group else ''}{spec.describe()}, up to {spec.flows} per "
+            f"condition: {', '.join(c.label for c in conditions)}")
+    with FctServer(bed.host("h3"), spec.congestion), \
+            ctx.progress(spec.flows * len(conditions), f"{group} flows".strip(), "flow") as bar:
+        for i, cond in enumerate(conditions):
+            ctx.check_time(f"condition {cond.label}")
+            bed.set_loss(cond.loss)
+            params = bed.protect(cond.mode, **cond.overrides)
+            before = bed.counts()
+            left = len(conditions) - i
+            seconds = min(ctx.share_s(left, TEARDOWN_RESERVE_S), (end - time.monotonic()) / left)
+            rows = run_client(ctx, bed, spec, cond.label, seconds, bar)
+            delta = bed.counts() - before
+            bed.protect("off")
+            bar.update(spec.flows - len(rows))
+            ok = [r for r in rows if not r["error"]]
+            for row in rows:
+                ctx.store.append("fct", {"group": group, "condition": cond.label,
+                                         "loss": cond.loss, "mode": cond.mode, **row})
+            fcts[cond.label] = np.array([float(r["fct_us"]) for r in ok])
+            ctx.store.append("conditions", {
+                "group": group, "condition": cond.label, "loss": cond.loss,
+                "mode": cond.mode, "params": json.dumps(_params(params)),
+                "flows": len(ok), "errors": len(rows) - len(ok),
+                "link_loss": delta.actual_loss, "effective_loss": delta.effective_loss,
+                "frames_on_link": delta.b, "seconds": round(seconds, 1)})
+        bed.set_loss(0.0)
+    _merge_summary(ctx, summarize(fcts, group))
+    return fcts
+
+
+def _params(params: Any) -> dict[str, Any]:
+    return {} if params is None else asdict(params)
+
+
+SUMMARY_COLUMNS = ("group", "condition", "flows", "p50_us", "quantile", "value_us", "low_us",
+                   "high_us")
+
+
+def summarize(fcts: dict[str, np.ndarray], group: str) -> list[dict[str, Any]]:
+    """Tidy rows: the median and the tail percentiles of each condition with their CIs."""
+    rows = []
+    for label, values in fcts.items():
+        p50 = float(np.median(values)) if len(values) else float("nan")
+        for est in tail(values, TAIL_QUANTILES):
+            rows.append({"group": group, "condition": label, "flows": est.n, "p50_us": p50,
+                         "quantile": est.label, "value_us": est.value, "low_us": est.low,
+                         "high_us": est.high})
+    return rows
+
+
+def _merge_summary(ctx: Context, rows: list[dict[str, Any]]) -> None:
+    """Add a group's rows to fct_summary (rewritten whole, atomically)."""
+    path = ctx.store.path / "fct_summary.csv"
+    old = read_table(ctx.store.path, "fct_summary") if path.exists() else []
+    ctx.store.write_table("fct_summary", old + rows, SUMMARY_COLUMNS)
+
+
+def percentile(values: np.ndarray, q: float) -> Estimate:
+    """One percentile with its interval."""
+    return tail(values, (q,))[0]
+
+
+def fct_table(title: str, fcts: dict[str, np.ndarray], scale: str,
+              paper_us: dict[str, list[float]] | None = None,
+              quantiles: tuple[float, ...] = TAIL_QUANTILES, notes: list[str] | None = None,
+              checks: list[Check] | None = None) -> Comparison:
+    """Tail FCTs per condition: ours in ms at our scale, the paper's in us where it gives
+    them; a percentile the sample cannot bound from above is marked with '>' (the true value
+    may be higher than the largest sample)."""
+    rows = []
+    for label, values in fcts.items():
+        ours: list[Any] = []
+        for est in tail(values, quantiles):
+            cell = f"{est.value / 1000:.3g}" if len(values) else None
+            ours.append(f">{cell}" if cell and np.isnan(est.high) else cell)
+        rows.append(Row(f"{label} (n={len(values)})", ours, (paper_us or {}).get(label, [])))
+    columns = [Estimate(q, 0, 0, 0, 0).label for q in quantiles]
+    return Comparison(title, columns, rows, scale,
+                      units="ours: ms; paper: us (a '>' marks a percentile beyond what n flows "
+                            "can bound)", notes=notes or [], checks=checks or [])
+
+
+def gain_table(title: str, fcts: dict[str, np.ndarray], baseline: str, scale: str,
+               paper: dict[str, list[float]], quantiles: tuple[float, ...] = TAIL_QUANTILES,
+               notes: list[str] | None = None, checks: list[Check] | None = None) -> Comparison:
+    """How many times lower each condition's tail FCT is than `baseline`'s (scale-free, so ours
+    and the paper's compare directly)."""
+    rows = []
+    base = fcts[baseline]
+    for label, values in fcts.items():
+        if label == baseline or not len(values) or not len(base):
+            continue
+        ours = [ratio(float(np.quantile(base, q)), float(np.quantile(values, q)))
+                for q in quantiles]
+        rows.append(Row(f"{baseline} / {label}", ours, paper.get(label, [])))
+    columns = [Estimate(q, 0, 0, 0, 0).label for q in quantiles]
+    return Comparison(title, columns, rows, scale, units="times lower than " + baseline,
+                      notes=notes or [], checks=checks or [])

@@ -1,0 +1,121 @@
+"""The testbed experiments' tables and figures on synthetic results with known answers (no
+network: the runs themselves are exercised by tests/test_reproduce_testbed.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lgkit.measure.results import write_csv
+from lgkit.reproduce import figures, table3
+from lgkit.reproduce.fctrun import fct_table, gain_table, summarize
+from lgkit.reproduce.fig9 import _schedule
+from lgkit.reproduce.tcprun import GoodputRow
+
+PNG = bytes([0x89]) + b"PNG"
+
+
+def _goodput(label: str, loss: float, mbps: float, retx: int = 0) -> GoodputRow:
+    return GoodputRow(label, loss, table3.MODES[label], "cubic", 20.0, mbps, mbps, retx,
+                      loss, 0.0 if label != "none" else loss, 16_000)
+
+
+def test_table3_shares_of_the_link_and_the_goal() -> None:
+    rows = {(label, loss): _goodput(label, loss, mbps)
+            for (label, loss), mbps in {("none", 0.0): 9.0, ("LG", 0.0): 9.0,
+                                        ("LG_NB", 0.0): 8.9, ("none", 0.01): 5.0,
+                                        ("LG", 0.01): 8.2, ("LG_NB", 0.01): 8.5}.items()}
+    table = table3._table(rows, (0.0, 0.01), 10.0, "builtin, 10 Mb/s", 20.0)
+    by_label = {row.label: row for row in table.rows}
+    assert by_label["none"].ours == [0.9, 0.5]
+    assert by_label["none"].paper == pytest.approx([0.949, 0.146])
+    assert by_label["Wharf"].ours == [None, None] and by_label["Wharf"].paper[1] == 0.791
+    (check,) = table.checks
+    assert check.passed and "8.9% lower" in check.text  # 8.2 vs 9.0
+    rows["LG", 0.01] = _goodput("LG", 0.01, 8.0)
+    assert not table3._table(rows, (0.0, 0.01), 10.0, "", 20.0).checks[0].passed
+
+
+def test_fct_tables_mark_unbounded_percentiles_and_compute_gains() -> None:
+    fcts = {"loss": np.concatenate([np.full(4950, 2000.0), np.full(50, 60_000.0)]),
+            "LG": np.full(5000, 3000.0)}
+    table = fct_table("t", fcts, "scale", {"LG": [1.0, 2.0, 3.0, 4.0]})
+    loss_row = table.rows[0]
+    assert loss_row.label == "loss (n=5000)" and loss_row.ours[1] == "60"  # ms
+    assert loss_row.ours[2] == ">60"  # p99.99 of 5000 flows cannot be bounded above
+    assert table.rows[1].paper == [1.0, 2.0, 3.0, 4.0]
+    gain = gain_table("g", fcts, "loss", "scale", {"LG": [None, 51.0, None, None]})
+    (row,) = gain.rows
+    assert row.label == "loss / LG" and row.ours[1] == pytest.approx(20.0)
+    assert row.ours[0] == pytest.approx(np.quantile(fcts["loss"], 0.99) / 3000.0)
+    summary = summarize(fcts, "g")
+    assert {r["quantile"] for r in summary} == {"p99", "p99.9", "p99.99", "p99.999"}
+    assert all(r["group"] == "g" and r["flows"] == 5000 for r in summary)
+
+
+def test_fig9_schedule_follows_the_paper_or_compresses() -> None:
+    assert _schedule(16.0) == (2.0, 7.0)
+    assert _schedule(6.0) == (1.0, 3.0)
+
+
+@pytest.fixture
+def synthetic_run(tmp_path: Path) -> Path:
+    """A run folder with every table the figures read."""
+    run = tmp_path / "20260101-000000-synthetic"
+    run.mkdir()
+    (run / "metadata.json").write_text(json.dumps({
+        "experiment": "synthetic", "paper": "Fig. 0", "quick": True, "target": "builtin",
+        "status": "complete", "link_rate_mbps": 10.0, "paper_link_gbps": 100.0,
+        "scale": "builtin, 10 Mb/s", "wall_s": 1.0}))
+    rng = np.random.default_rng(1)
+    flows = []
+    for group in ("", "bbr"):
+        for condition, extra in (("no loss", 0), ("loss", 50_000), ("LG", 0), ("LG_NB", 0),
+                                 ("ReTx", 20_000), ("ReTx+Order", 20_000),
+                                 ("ReTx+Tail", 0), ("ReTx+Tail+Order", 0)):
+            values = rng.exponential(500, 400) + 2000
+            values[:4] += extra
+            flows += [{"group": group, "condition": condition, "fct_us": v, "error": ""}
+                      for v in values]
+    write_csv(run / "fct.csv", flows)
+    write_csv(run / "goodput.csv", [
+        {"label": label, "loss": loss, "steady_mbps": 9.0 - 4 * loss * 100 * (label == "none")}
+        for label in ("none", "LG", "LG_NB") for loss in (0.0, 0.01)])
+    write_csv(run / "timeline_tcp.csv", [
+        {"run": "cubic", "congestion": "cubic", "t_s": t / 10, "mbps": 9.0, "retransmits": 0}
+        for t in range(1, 60)])
+    write_csv(run / "timeline_p4.csv", [
+        {"run": "cubic", "t_s": t / 10, "switch": "tx", "name": name, "index": 2,
+         "packets": "", "bytes": "", "value": t % 7}
+        for t in range(60) for name in ("lg_qdepth_max", "lg_rx_buf_bytes")])
+    write_csv(run / "events.csv", [{"run": "cubic", "t_s": 1.0, "event": "corruption on"},
+                                   {"run": "cubic", "t_s": 3.0, "event": "LG on"}])
+    write_csv(run / "link_speed.csv", [{"effective_link_speed": 0.93}])
+    return run
+
+
+@pytest.mark.parametrize("name", ["fig9", "fig10", "fig11", "table2", "table3"])
+def test_figures_draw_and_save(name: str, synthetic_run: Path, monkeypatch, tmp_path) -> None:
+    out = tmp_path / "figures"
+    monkeypatch.setenv("LGKIT_FIGURES", str(out))
+    drawn = getattr(figures, name)(synthetic_run)
+    assert drawn and all(isinstance(label, str) for label, _ in drawn)
+    for label, figure in drawn:
+        path = figures.save(figure, synthetic_run, label)
+        assert path.parent == out and path.read_bytes()[:4] == PNG
+    assert "synthetic (Fig. 0), quick scale on builtin" in figures.describe(synthetic_run)
+
+
+def test_find_run_prefers_the_environment_then_reference(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("LGKIT_RUN_TABLE3", str(tmp_path))
+    assert figures.find_run("table3") == tmp_path
+    monkeypatch.delenv("LGKIT_RUN_TABLE3")
+    monkeypatch.setattr(figures, "RUNS", tmp_path / "none")
+    monkeypatch.setattr(figures, "REFERENCE", tmp_path)
+    (tmp_path / "table3").mkdir()
+    assert figures.find_run("table3") == tmp_path / "table3"
+    with pytest.raises(FileNotFoundError, match="lgkit reproduce fig9"):
+        figures.find_run("fig9")
