@@ -179,9 +179,17 @@ def test_p4_poller_reads_counters_and_registers(tmp_path) -> None:
                  Cell("tx", "register", "lg_tx_buf_bytes", 2)]
     commands: list[list[str]] = []
 
-    def builtin_cli(lines: list[str]) -> str:
+    stored = {"lg_rx_buf_bytes": 3028, "lg_tx_buf_bytes": 0, "lg_qdepth_max": 9}
+
+    def builtin_cli(lines: list[str]) -> str:  # as the built-in switch's control service
         commands.append(lines)
-        return "".join(f"{v}\n" for v in (3028, 0)[: len(lines)])
+        answers = []
+        for line in lines:
+            verb, name, _, *value = line.split()
+            answers.append(str(stored[name]) if verb == "register_read" else "")
+            if verb == "register_write":
+                stored[name] = int(value[0])
+        return "".join(f"{a}\n" for a in answers)
 
     def bmv2_cli(lines: list[str]) -> str:
         return ("Obtaining JSON from switch...\nDone\nControl utility for runtime P4 table "
@@ -194,6 +202,10 @@ def test_p4_poller_reads_counters_and_registers(tmp_path) -> None:
     assert cli_registers(bmv2_cli, registers) == cli_registers(builtin_cli, registers)
     with pytest.raises(ValueError, match="2 cells"):
         cli_registers(lambda lines: "1\n", registers)
+    deepest = Cell("tx", "register", "lg_qdepth_max", 2, clear=True)
+    assert cli_registers(builtin_cli, [deepest]) == {deepest: {"value": 9}}
+    assert commands[-1] == ["register_read lg_qdepth_max 2", "register_write lg_qdepth_max 2 0"]
+    assert cli_registers(builtin_cli, [deepest]) == {deepest: {"value": 0}}
     cells = [counters[0], registers[0]]
     reader = switch_reader(p4rt_read, builtin_cli)
     store = RunStore("unit", {}, root=tmp_path)

@@ -32,6 +32,8 @@ class Cell:
     "counter or register"
     name: str
     index: int
+    clear: bool = False
+    "A register the poller sets to 0 after each read (a maximum since the last sample)."
 
     def entity(self) -> Any:
         """The finsy entity that reads this cell."""
@@ -69,11 +71,13 @@ def read_cells(p4rt_read: Callable[[Any], list[Any]], cells: Sequence[Cell]) -> 
 
 
 def cli_registers(run_cli: Callable[[list[str]], str], cells: Sequence[Cell]) -> Values:
-    """Register cells read with `register_read` in one runtime-CLI call: BMv2's
-    simple_switch_CLI answers `name[index]= value`, the built-in switch one value per line."""
+    """Register cells read with `register_read` (then cleared if asked) in one runtime-CLI
+    call: BMv2's simple_switch_CLI answers `name[index]= value`, the built-in switch one value
+    per line."""
     if not cells:
         return {}
-    out = run_cli([f"register_read {c.name} {c.index}" for c in cells])
+    out = run_cli([f"register_read {c.name} {c.index}" for c in cells]
+                  + [f"register_write {c.name} {c.index} 0" for c in cells if c.clear])
     tagged = {(m.group(1).rsplit(".", 1)[-1], int(m.group(2))): int(m.group(3))
               for m in _REGISTER_LINE.finditer(out)}
     if tagged:
