@@ -127,3 +127,17 @@ def test_every_registered_experiment_is_importable_and_has_run() -> None:
         module = registry.load(entry)
         assert callable(module.run), entry.name
         assert module.__doc__, entry.name
+
+
+def test_expected_errors_of_a_module_reach_the_user_without_traceback(
+        fake, tmp_path, capsys, monkeypatch) -> None:
+    def failing(ctx: Context) -> list[Comparison]:
+        raise LookupError("switch lgup did not start")
+
+    entry = fake(failing)
+    monkeypatch.setattr(sys.modules[entry.module], "EXPECTED", (LookupError,), raising=False)
+    assert cli.main(["reproduce", "fake", "--results", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "lgkit: error: fake: switch lgup did not start" in err and "Traceback" not in err
+    (run,) = tmp_path.iterdir()
+    assert read_metadata(run)["status"] == "incomplete"

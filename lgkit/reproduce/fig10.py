@@ -43,6 +43,9 @@ def add_arguments(group: Any) -> None:
                        help="TCP transports, comma-separated (default: the paper's dctcp,bbr)")
 
 
+EXPECTED = testbed.EXPECTED
+
+
 def preflight(options: argparse.Namespace) -> str | None:
     return testbed.preflight(options.target)
 

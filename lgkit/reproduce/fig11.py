@@ -41,6 +41,9 @@ def add_arguments(group: Any) -> None:
                             "authors' iperf runs)")
 
 
+EXPECTED = testbed.EXPECTED
+
+
 def preflight(options: argparse.Namespace) -> str | None:
     return testbed.preflight(options.target)
 

@@ -53,6 +53,9 @@ def add_arguments(group: Any) -> None:
                        help="transports, comma-separated (default: the paper's three)")
 
 
+EXPECTED = testbed.EXPECTED
+
+
 def preflight(options: argparse.Namespace) -> str | None:
     return testbed.preflight(options.target)
 

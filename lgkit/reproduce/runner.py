@@ -61,7 +61,10 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
     with _results(entry, f"{entry.name}-{scale}-{options.target}", metadata, root, log) as store:
         ctx = Context(entry.name, options.quick, options.target, options.seed, limit, store,
                       options, log)
-        comparisons: list[Comparison] = list(module.run(ctx))
+        try:
+            comparisons: list[Comparison] = list(module.run(ctx))
+        except tuple(getattr(module, "EXPECTED", ())) as exc:
+            raise ReproduceError(f"{entry.name}: {exc}") from exc
         records = [record for c in comparisons for record in c.tidy(entry.name)]
         store.write_table("summary", records)
         for comparison in comparisons:

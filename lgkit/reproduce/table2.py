@@ -45,6 +45,9 @@ def add_arguments(group: Any) -> None:
                                     "the kernel has it, else CUBIC, said in one line)")
 
 
+EXPECTED = testbed.EXPECTED
+
+
 def preflight(options: argparse.Namespace) -> str | None:
     return testbed.preflight(options.target)
 

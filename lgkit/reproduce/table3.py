@@ -40,6 +40,9 @@ def add_arguments(group: Any) -> None:
                        help="length of each flow (default 20 s, --quick 5 s; the paper: 70 s)")
 
 
+EXPECTED = testbed.EXPECTED
+
+
 def preflight(options: argparse.Namespace) -> str | None:
     return testbed.preflight(options.target)
 
