@@ -29,7 +29,12 @@ class Estimate:
     @property
     def label(self) -> str:
         """p99, p99.9, ... as the paper writes them."""
-        return "p" + f"{self.q * 100:.5f}".rstrip("0").rstrip(".")
+        return percentile_label(self.q)
+
+
+def percentile_label(q: float) -> str:
+    """0.999 -> 'p99.9'."""
+    return "p" + f"{q * 100:.5f}".rstrip("0").rstrip(".")
 
 
 def quantile_ci(values: Sequence[float] | np.ndarray, q: float,

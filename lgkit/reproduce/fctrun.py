@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, tail
+from lgkit.measure.metrics import TAIL_QUANTILES, percentile_label, tail
 from lgkit.measure.results import read_table
 from lgkit.net.lifecycle import naming
 from lgkit.reproduce.bed import Bed
@@ -190,11 +190,6 @@ def _merge_summary(ctx: Context, rows: list[dict[str, Any]]) -> None:
     ctx.store.write_table("fct_summary", old + rows, SUMMARY_COLUMNS)
 
 
-def percentile(values: np.ndarray, q: float) -> Estimate:
-    """One percentile with its interval."""
-    return tail(values, (q,))[0]
-
-
 def fct_table(title: str, fcts: dict[str, np.ndarray], scale: str,
               paper_us: dict[str, list[float]] | None = None,
               quantiles: tuple[float, ...] = TAIL_QUANTILES, notes: list[str] | None = None,
@@ -209,7 +204,7 @@ def fct_table(title: str, fcts: dict[str, np.ndarray], scale: str,
             cell = f"{est.value / 1000:.3g}" if len(values) else None
             ours.append(f">{cell}" if cell and np.isnan(est.high) else cell)
         rows.append(Row(f"{label} (n={len(values)})", ours, (paper_us or {}).get(label, [])))
-    columns = [Estimate(q, 0, 0, 0, 0).label for q in quantiles]
+    columns = [percentile_label(q) for q in quantiles]
     return Comparison(title, columns, rows, scale,
                       units="ours: ms; paper: us (a '>' marks a percentile beyond what n flows "
                             "can bound)", notes=notes or [], checks=checks or [])
@@ -228,6 +223,6 @@ def gain_table(title: str, fcts: dict[str, np.ndarray], baseline: str, scale: st
         ours = [ratio(float(np.quantile(base, q)), float(np.quantile(values, q)))
                 for q in quantiles]
         rows.append(Row(f"{baseline} / {label}", ours, paper.get(label, [])))
-    columns = [Estimate(q, 0, 0, 0, 0).label for q in quantiles]
+    columns = [percentile_label(q) for q in quantiles]
     return Comparison(title, columns, rows, scale, units="times lower than " + baseline,
                       notes=notes or [], checks=checks or [])
