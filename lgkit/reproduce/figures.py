@@ -11,13 +11,11 @@ import json
 import os
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 (after choosing the headless backend)
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = REPO / "measurements" / "runs"
@@ -59,8 +57,10 @@ def describe(run: Path) -> str:
 
 
 def _caption(fig: Figure, run: Path) -> None:
+    """Which target and scale produced the figure, under it."""
     meta = metadata(run)
     scale = "quick" if meta.get("quick") else "default"
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.text(0.01, 0.005, f"ours: {meta.get('target')}, {scale} scale, "
              f"{meta.get('link_rate_mbps', '?')} Mb/s links (paper "
              f"{meta.get('paper_link_gbps', '?')} Gb/s); {Path(run).name}", fontsize=7,
@@ -155,6 +155,9 @@ def fct_tails(run: Path, group: str = "", top: float = 0.01,
                 ax.plot(*zip(*points, strict=True), "o", mfc="none", color=color,
                         label=f"{condition} (paper)")
     ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("FCT / our no-loss median")
     ax.set_ylabel("CDF")
     ax.set_ylim(1 - top, 1.0005)
