@@ -66,6 +66,10 @@ def test_run_writes_folder_summary_and_prints_the_table(fake, tmp_path, capsys) 
     assert meta["status"] == "complete" and meta["quick"] is True
     assert meta["time_limit_s"] == 60.0 and meta["options"]["copies"] == 3
     assert meta["checks"] == [{"text": "p99 below 2 ms", "passed": True}]
+    assert meta["command"] == f"lgkit reproduce fake --quick --copies 3 --results {tmp_path}"
+    report = (path / "report.txt").read_text()
+    assert report.startswith(f"$ {meta['command']}\n== Fake table ==")
+    assert "check: p99 below 2 ms: PASS" in report and "s wall (quick scale" in report
     summary = read_table(path, "summary")
     assert {(r["row"], r["column"], r["ours"], r["paper"]) for r in summary} >= {
         ("LG", "p99", "1.5", "150.0"), ("extra", "p99.9", "", "")}

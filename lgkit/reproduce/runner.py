@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,7 +55,8 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
     limit = options.time_limit or (QUICK_TIME_LIMIT_S if options.quick else DEFAULT_TIME_LIMIT_S)
     metadata = {"experiment": entry.name, "paper": entry.paper, "quick": options.quick,
                 "target": options.target, "seed": options.seed, "time_limit_s": limit,
-                "options": vars(options)}
+                "options": vars(options),
+                "command": shlex.join(["lgkit", "reproduce", entry.name, *argv])}
     root = Path(options.results) if options.results else None
     began = time.monotonic()
     scale = "quick" if options.quick else "default"
@@ -67,14 +69,24 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
             raise ReproduceError(f"{entry.name}: {exc}") from exc
         records = [record for c in comparisons for record in c.tidy(entry.name)]
         store.write_table("summary", records)
-        for comparison in comparisons:
-            log(comparison.format())
+        report = "\n".join(comparison.format() for comparison in comparisons)
+        log(report)
         wall = time.monotonic() - began
         store.note(wall_s=round(wall, 1), checks=[
             {"text": c.text, "passed": c.passed} for cmp in comparisons for c in cmp.checks])
-        log(f"{entry.name}: {wall:.0f} s wall ({scale} scale, {options.target}); "
-            f"results {store.path}")
+        last = (f"{entry.name}: {wall:.0f} s wall ({scale} scale, {options.target}); "
+                f"results {store.path}")
+        _write_text(store.path / "report.txt",
+                    f"$ {metadata['command']}\n{report}\n{last}\n")
+        log(last)
         return store.path
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write a text file atomically (the printed tables, kept with the run)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
 
 
 @contextmanager
