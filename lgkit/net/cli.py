@@ -67,10 +67,11 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                                           "another program runs the lg_off phase only)")
 
 
-def _preflight(target: str) -> str | None:
+def preflight(target: str, *more_tools: str) -> str | None:
+    """Why a Mininet testbed cannot start here (not root, a tool or BMv2 missing), or None."""
     if os.geteuid() != 0:
-        return "this command needs root (Mininet creates namespaces and interfaces)"
-    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl")
+        return "this needs root (Mininet creates namespaces and interfaces)"
+    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl", *more_tools)
     if missing:
         return f"missing tools: {', '.join(missing)} (run `make setup`)"
     if target == "bmv2":
@@ -129,7 +130,7 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         plan = plan_experiment(args)
-        problem = _preflight(args.target)
+        problem = preflight(args.target)
         if problem:
             raise ExperimentError(problem)
         run_experiment(plan, args)

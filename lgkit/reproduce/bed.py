@@ -20,6 +20,7 @@ from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.p4poll import Cell, Reader, switch_reader
+from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
@@ -31,7 +32,6 @@ from lgkit.net.testbed.lgprotection import (
     make_protection,
     p4_injector,
 )
-from lgkit.net.testbed.network import check_tools
 from lgkit.net.testbed.testbed import Testbed, port_commands
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.workloads import hostconfig
@@ -64,17 +64,7 @@ PING = re.compile(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) m
 
 def preflight(target: str) -> str | None:
     """Why the testbed cannot start here, or None."""
-    if os.geteuid() != 0:
-        return "this experiment needs root (Mininet creates namespaces and interfaces)"
-    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl", "ping")
-    if missing:
-        return f"missing tools: {', '.join(missing)} (run `make setup`)"
-    if target == "bmv2":
-        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
-        if missing:
-            return (f"bmv2: {', '.join(missing)} not installed (BMv2 and p4c come with the "
-                    "Vagrant VM; use --target builtin here)")
-    return None
+    return net_preflight(target, "ping")
 
 
 def add_testbed_arguments(group: Any) -> None:

@@ -21,10 +21,13 @@ import numpy as np
 from lgkit.measure.metrics import TAIL_QUANTILES, percentile_label, tail
 from lgkit.measure.results import read_table
 from lgkit.net.lifecycle import naming
+from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
 
+CC_HELP = ("TCP congestion control (default: the paper's DCTCP if the kernel has it, else CUBIC, "
+           "said in one line)")
 FCT_PORT = 5300
 TEARDOWN_RESERVE_S = 25.0
 "Time kept back at the end of a run for stopping the network and writing tables."
@@ -56,6 +59,16 @@ class FlowSpec:
         what = f"{self.size} B" if self.size else f"sizes from {self.cdf}"
         conn = "persistent connections" if self.persistent else "a new connection each"
         return f"{what} {self.congestion} flows h1 -> h3, closed loop, {conn}"
+
+
+def add_fct_arguments(group: Any, loss: float, flows: int, quick_flows: int,
+                      cc_default: str | None = None, cc_help: str = CC_HELP) -> None:
+    """The options of every FCT experiment: the testbed's, then loss, flows and transport."""
+    testbed.add_testbed_arguments(group)
+    group.add_argument("--loss", type=float, default=loss, help="corruption loss rate")
+    group.add_argument("--flows", type=int, help=f"flows per condition at most (default "
+                                                 f"{flows}, --quick {quick_flows})")
+    group.add_argument("--cc", default=cc_default, help=cc_help)
 
 
 class FctServer:

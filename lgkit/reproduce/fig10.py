@@ -17,7 +17,14 @@ import numpy as np
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context, ReproduceError
-from lgkit.reproduce.fctrun import Condition, FlowSpec, fct_table, gain_table, run_conditions
+from lgkit.reproduce.fctrun import (
+    Condition,
+    FlowSpec,
+    add_fct_arguments,
+    fct_table,
+    gain_table,
+    run_conditions,
+)
 from lgkit.reproduce.report import Check, Comparison
 
 SIZE = 24_387
@@ -35,12 +42,8 @@ PAPER_GAIN_P999 = 19.0
 
 
 def add_arguments(group: Any) -> None:
-    testbed.add_testbed_arguments(group)
-    group.add_argument("--loss", type=float, default=1e-3, help="corruption loss rate")
-    group.add_argument("--flows", type=int, help="flows per condition at most "
-                                                 "(default 2000, --quick 80)")
-    group.add_argument("--cc", default="dctcp,bbr",
-                       help="TCP transports, comma-separated (default: the paper's dctcp,bbr)")
+    add_fct_arguments(group, 1e-3, 2000, 80, "dctcp,bbr",
+                      "TCP transports, comma-separated (default: the paper's dctcp,bbr)")
 
 
 EXPECTED = testbed.EXPECTED

@@ -17,7 +17,14 @@ from typing import Any
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context
-from lgkit.reproduce.fctrun import Condition, FlowSpec, fct_table, gain_table, run_conditions
+from lgkit.reproduce.fctrun import (
+    Condition,
+    FlowSpec,
+    add_fct_arguments,
+    fct_table,
+    gain_table,
+    run_conditions,
+)
 from lgkit.reproduce.report import Check, Comparison
 
 SIZE = 143
@@ -30,12 +37,7 @@ GOAL_GAIN = 10.0
 
 
 def add_arguments(group: Any) -> None:
-    testbed.add_testbed_arguments(group)
-    group.add_argument("--loss", type=float, default=1e-2, help="corruption loss rate")
-    group.add_argument("--flows", type=int, help="flows per condition at most "
-                                                 "(default 3000, --quick 300)")
-    group.add_argument("--cc", help="TCP congestion control (default: the paper's DCTCP if "
-                                    "the kernel has it, else CUBIC, said in one line)")
+    add_fct_arguments(group, 1e-2, 3000, 300)
     group.add_argument("--persistent", action="store_true",
                        help="reuse connections (default: a new connection per flow, as the "
                             "authors' iperf runs)")

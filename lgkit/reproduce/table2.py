@@ -18,7 +18,7 @@ import numpy as np
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context
-from lgkit.reproduce.fctrun import Condition, FlowSpec, fct_table, run_conditions
+from lgkit.reproduce.fctrun import Condition, FlowSpec, add_fct_arguments, fct_table, run_conditions
 from lgkit.reproduce.report import Check, Comparison, Row
 
 SIZE = 24_387
@@ -37,12 +37,7 @@ PAPER_US = {
 
 
 def add_arguments(group: Any) -> None:
-    testbed.add_testbed_arguments(group)
-    group.add_argument("--loss", type=float, default=1e-3, help="corruption loss rate")
-    group.add_argument("--flows", type=int, help="flows per mechanism at most "
-                                                 "(default 1500, --quick 60)")
-    group.add_argument("--cc", help="TCP congestion control (default: the paper's DCTCP if "
-                                    "the kernel has it, else CUBIC, said in one line)")
+    add_fct_arguments(group, 1e-3, 1500, 60)
 
 
 EXPECTED = testbed.EXPECTED
