@@ -63,13 +63,14 @@ def _free_port() -> int:
 
 
 def run(json_path: Path, packets: list[tuple[int, bytes]], cli: tuple[str, ...] = (),
-             expected_outputs: int | None = None, timeout: float = 20.0) -> dict[int, list[bytes]]:
+             expected_outputs: int | None = None, timeout: float = 20.0,
+             ports: tuple[int, ...] = (), priority_queues: int = 1) -> dict[int, list[bytes]]:
     """Feed packets (port, bytes) into simple_switch; returns the packets sent out per port.
 
-    Port 0 and every port that receives a packet exist (as pcap files). Waits until
+    Port 0, `ports` and every port that receives a packet exist (as pcap files). Waits until
     `expected_outputs` packets came out, or else until the output is quiet for 1.5 s."""
     work = Path(tempfile.mkdtemp(prefix="bmv2run-"))
-    ports = sorted({p for p, _ in packets} | {0})
+    ports = tuple(sorted({p for p, _ in packets} | {0} | set(ports)))
     for port in ports:
         write_pcap(work / f"p{port}_in.pcap", [d for p, d in packets if p == port])
     thrift = _free_port()
@@ -79,6 +80,8 @@ def run(json_path: Path, packets: list[tuple[int, bytes]], cli: tuple[str, ...] 
     for port in ports:
         args += ["-i", f"{port}@p{port}"]
     args.append(str(json_path.resolve()))
+    if priority_queues != 1:
+        args += ["--", "--priority-queues", str(priority_queues)]
     sw = subprocess.Popen(args, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         if cli:
