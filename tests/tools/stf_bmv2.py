@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools import bmv2
-
 from lgkit.sw.tools.stf import (
     AddStmt,
     CommandStmt,
@@ -19,6 +17,7 @@ from lgkit.sw.tools.stf import (
     parse_stf,
     pattern_matches,
 )
+from tools import bmv2
 
 REPLAYED = ("register_write", "mirroring_add")
 
