@@ -64,18 +64,21 @@ def _free_port() -> int:
 
 def run(json_path: Path, packets: list[tuple[int, bytes]], cli: tuple[str, ...] = (),
              expected_outputs: int | None = None, timeout: float = 20.0,
-             ports: tuple[int, ...] = (), priority_queues: int = 1) -> dict[int, list[bytes]]:
+             ports: tuple[int, ...] = (), priority_queues: int = 1,
+             start_delay_s: int = 1) -> dict[int, list[bytes]]:
     """Feed packets (port, bytes) into simple_switch; returns the packets sent out per port.
 
-    Port 0, `ports` and every port that receives a packet exist (as pcap files). Waits until
-    `expected_outputs` packets came out, or else until the output is quiet for 1.5 s."""
+    Port 0, `ports` and every port that receives a packet exist (as pcap files). The switch
+    reads its input files `start_delay_s` after it starts: the CLI commands must be done by
+    then. Waits until `expected_outputs` packets came out, or else until the output is quiet
+    for 1.5 s."""
     work = Path(tempfile.mkdtemp(prefix="bmv2run-"))
     ports = tuple(sorted({p for p, _ in packets} | {0} | set(ports)))
     for port in ports:
         write_pcap(work / f"p{port}_in.pcap", [d for p, d in packets if p == port])
     thrift = _free_port()
     device = thrift  # one notifications socket per device id: parallel switches never clash
-    args = ["simple_switch", "--use-files", "1", "--thrift-port", str(thrift),
+    args = ["simple_switch", "--use-files", str(start_delay_s), "--thrift-port", str(thrift),
             "--device-id", str(device), "--notifications-addr", f"ipc://{work}/notify.ipc"]
     for port in ports:
         args += ["-i", f"{port}@p{port}"]

@@ -20,6 +20,9 @@ from lgkit.sw.tools.stf import (
 from tools import bmv2
 
 REPLAYED = ("register_write", "mirroring_add")
+START_DELAY_S = 4
+"""Packets enter this long after the switch starts: the table commands come first even on a busy
+machine (at 1 s they sometimes did not, and the packet met empty tables)."""
 
 
 def cli_line(stmt: AddStmt | SetDefaultStmt | CommandStmt) -> str | None:
@@ -54,7 +57,7 @@ def replay(program_json: Path, stf: Path, priority_queues: int = 1) -> list[str]
                     expects.append(later)
             out = bmv2.run(program_json, [(stmt.port, stmt.data)], tuple(commands),
                            expected_outputs=len(expects), timeout=10, ports=ports,
-                           priority_queues=priority_queues)
+                           priority_queues=priority_queues, start_delay_s=START_DELAY_S)
             sent = [(port, data) for port, frames in out.items() for data in frames]
             if len(sent) != len(expects):
                 problems.append(f"line {stmt.line}: {len(sent)} packets out, expected "
