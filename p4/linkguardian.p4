@@ -122,7 +122,8 @@ control LgEgress(inout headers_t hdr, inout metadata_t meta,
         bool loops = kind == KIND_TXCOPY || kind == KIND_RXBUF || kind == KIND_HELD
                      || (just_cloned && (kind == KIND_NOTIFY || kind == KIND_PAUSE
                                          || kind == KIND_RESUME));
-        if (loops && standard_metadata.egress_port == meta.g.recirc_port) {
+        if (loops && (standard_metadata.egress_port == meta.g.recirc_port
+                      || standard_metadata.egress_port == meta.g.loop_port)) {
             if (kind == KIND_TXCOPY
                 && standard_metadata.instance_type == INSTANCE_EGRESS_CLONE) {
                 /* A new Tx-buffer copy: account for it, drop any piggybacked ACK. */

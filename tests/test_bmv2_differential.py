@@ -64,12 +64,12 @@ def test_cli_translation_of_stf_statements() -> None:
         "add ipv4_lpm hdr.ipv4.dst_addr:0x0a000202/32 ipv4_forward(dst_addr:0x0202, port:2)\n"
         "register_write lg_tx_leading_ack 2 0x10\n"
         "setdefault LgEgress.global_cfg.lg_global lg_set_global(recirc_port:68, "
-        "recirc_session:511, prio_normal:0, prio_high:0)\n")
+        "recirc_session:511, prio_normal:0, prio_high:0, loop_port:0)\n")
     assert [cli.command(s) for s in stmts] == [
         "table_add LgIngress.forwarding.ipv4_lpm LgIngress.forwarding.ipv4_forward "
         "167772674/32 => 514 2",
         "register_write lg_tx_leading_ack 2 16",
-        "table_set_default LgEgress.global_cfg.lg_global lg_set_global 68 511 0 0",
+        "table_set_default LgEgress.global_cfg.lg_global lg_set_global 68 511 0 0 0",
     ]
 
 

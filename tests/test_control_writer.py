@@ -67,7 +67,8 @@ def test_writer_configures_lg_through_tables_sessions_and_groups(switch, tmp_pat
     assert sender.drop_threshold == round(0.5 * 0xFFFFFFFF)
     assert (receiver.rx_on, receiver.rx_epoch, receiver.port_session) == (1, 1, 4)
     assert [d.action.args for d in defaults] == 2 * [
-        {"recirc_port": 68, "recirc_session": 511, "prio_normal": 1, "prio_high": 2}]
+        {"recirc_port": 68, "recirc_session": 511, "prio_normal": 1, "prio_high": 2,
+         "loop_port": 69}]
     assert [str(r) for r in groups[0].replicas] == ["2#1", "2#2"]
     assert sorted(PortConfig(**e.action.args).tx_on for e in entries) == [0, 1]
 

@@ -86,10 +86,10 @@ def test_params_defaults_and_presets() -> None:
 def test_switch_setup_sets_the_global_configuration() -> None:
     writer = DictWriter()
     apply_ops(writer, switch_setup_ops(LGLayout(), priority_queues=1))
-    assert writer.global_config == GlobalConfig(68, 511, 0, 0)
+    assert writer.global_config == GlobalConfig(68, 511, 0, 0, 69)
     assert writer.sessions[511] == [(68, 0)]
     apply_ops(writer, switch_setup_ops(LGLayout()))
-    assert writer.global_config == GlobalConfig(68, 511, 1, 2)
+    assert writer.global_config == GlobalConfig(68, 511, 1, 2, 69)
 
 
 def test_activation_writes_groups_first_and_the_port_entry_once_with_a_new_epoch() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
-from lgkit.net.spec.topology import SpecError, load_spec, next_hops
+from lgkit.net.spec.topology import SPEC_DIR, SpecError, load_spec, next_hops
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
@@ -53,3 +53,12 @@ def test_fig7_on_linux_bridges_passes_ping_and_iperf3(mininet_lock) -> None:  # 
         network.stop()
     assert_machine_clean()
 
+
+
+def test_fig7_marks_its_forwarders_plain_and_plain_switches_are_checked(tmp_path) -> None:
+    assert load_spec("fig7").plain == ["up", "dn"]
+    text = (SPEC_DIR / "fig7.yaml").read_text().replace("plain: [up, dn]", "plain: [up, tx]")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    with pytest.raises(SpecError, match="plain switch tx"):
+        load_spec(str(bad))

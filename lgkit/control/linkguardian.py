@@ -89,9 +89,14 @@ class LGLayout:
     """Where LG's resources live on one switch: recirculation port and id ranges."""
 
     recirc_port: int = 68
-    """A port number with no link; its queue holds every looping packet."""
+    """A port number with no link; clones on their way back to ingress (a Tx copy's first
+    pass, loss notifications, pause/resume) wait in its queue."""
     recirc_session: int = 511
     """Clone session toward the recirculation port."""
+    loop_port: int = 69
+    """A port number with no link; its queue holds every looping packet (Tx copies, the
+    reordering buffer, held packets). Separate from recirc_port, so a queue rate on it bounds
+    the loops' passes without delaying notifications (0: loop through recirc_port)."""
     port_session_base: int = 1
     """Clone session of port p (the couriers' queue) = base + p."""
     mgid_base: int = 0x4000
@@ -121,6 +126,7 @@ class GlobalConfig:
     recirc_session: int = 0
     prio_normal: int = 0
     prio_high: int = 0
+    loop_port: int = 0
 
 
 @dataclass(frozen=True)
@@ -238,7 +244,8 @@ def switch_setup_ops(layout: LGLayout = DEFAULT_LAYOUT, priority_queues: int = 3
         SetGlobal(GlobalConfig(recirc_port=layout.recirc_port,
                                recirc_session=layout.recirc_session,
                                prio_normal=layout.prio_normal if three else 0,
-                               prio_high=layout.prio_high if three else 0)),
+                               prio_high=layout.prio_high if three else 0,
+                               loop_port=layout.loop_port)),
     ]
 
 

@@ -50,6 +50,9 @@ ENTRIES: tuple[Entry, ...] = (
           "ackNo timeouts among the loss events of the stress tests", False),
     Entry("pabo", "lgkit.reproduce.pabo", "PABO §V-B, Table I, Fig. 7b",
           "PABO's tree burst test: drop ratio with and without packet bounce", False),
+    Entry("lgrate", "lgkit.reproduce.lgrate", "Table 3 (10G, 1e-2)",
+          "the highest link rate at which LG masks 1e-2 corruption on this machine",
+          network=True),
 )
 "Every experiment, in the order `--list` shows them. Add one line per new experiment."
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,9 @@ class ScenarioConfig:
     """Record every frame of the protected link (forward_log, backward_log, drop rules)."""
     keep_frames: bool = True
     """Hosts keep every frame they receive (`received`)."""
+    loop_pps: float = 0.0
+    """Queue rate of the loop port in packets/s (0: no loop port; Tx copies loop through the
+    recirculation port, as on Tofino)."""
 
 
 @dataclass
@@ -139,7 +142,8 @@ class LGNet:
     def __init__(self, config: ScenarioConfig | None = None,
                  layout: LGLayout = DEFAULT_LAYOUT) -> None:
         self.config = cfg = config or ScenarioConfig()
-        self.layout = layout
+        self.layout = layout if cfg.loop_pps else replace(layout, loop_port=0)
+        "Without a loop rate, Tx copies loop through the recirculation port (Tofino's model)."
         self.net = VirtualNetwork(seed=cfg.seed)
         program = compiled_program()
         self.pipelines = {name: Pipeline.load(program, seed=cfg.seed * 7 + i)
@@ -170,7 +174,7 @@ class LGNet:
         for name, switch in self.switches.items():
             self._configure_queues(switch)
             self._install_routes(name)
-            apply_ops(self.writers[name], switch_setup_ops(layout))
+            apply_ops(self.writers[name], switch_setup_ops(self.layout))
         if cfg.lg_on:
             self.protect("s1", "s2", cfg.params)
             if cfg.bidirectional:
@@ -181,6 +185,9 @@ class LGNet:
     def _configure_queues(self, switch: Any) -> None:
         cfg, tm, recirc = self.config, switch.tm, self.layout.recirc_port
         tm.set_queue_depth(cfg.recirc_queue_depth, port=recirc)
+        if cfg.loop_pps:
+            tm.set_queue_depth(cfg.recirc_queue_depth, port=self.layout.loop_port)
+            tm.set_queue_rate(cfg.loop_pps, port=self.layout.loop_port)
         if cfg.recirc_buffer_bytes:
             tm.set_queue_bytes(cfg.recirc_buffer_bytes, port=recirc)
         if cfg.recirc_rate_bps:

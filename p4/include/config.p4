@@ -7,11 +7,12 @@
 
 /* The actions the control plane installs; `cfg` is bound by each table to its metadata. */
 action lg_set_global(inout lg_global_cfg_t cfg, bit<9> recirc_port, bit<32> recirc_session,
-                     bit<3> prio_normal, bit<3> prio_high) {
+                     bit<3> prio_normal, bit<3> prio_high, bit<9> loop_port) {
     cfg.recirc_port = recirc_port;
     cfg.recirc_session = recirc_session;
     cfg.prio_normal = prio_normal;
     cfg.prio_high = prio_high;
+    cfg.loop_port = loop_port;
 }
 
 action lg_set_port(inout lg_port_cfg_t cfg, bit<8> tx_epoch, bit<1> tx_on, bit<1> tx_blocking,
@@ -47,7 +48,10 @@ control LgGlobalConfig(inout lg_global_cfg_t cfg) {
         default_action = NoAction();
     }
 
-    apply { lg_global.apply(); }
+    apply {
+        lg_global.apply();
+        if (cfg.loop_port == 0) { cfg.loop_port = cfg.recirc_port; }
+    }
 }
 
 /* The configuration of one port (no entry: all zero, LG off). A new epoch in the entry resets

@@ -105,10 +105,11 @@ struct lg_local_t {
 /* Run-time configuration (config.p4): what the control plane wrote as table entries, looked up
  * again in every pass. Zero (the value of metadata a pass starts with) leaves LG dormant. */
 struct lg_global_cfg_t {
-    bit<9>  recirc_port;    /* port whose queue holds looping packets */
+    bit<9>  recirc_port;    /* port whose queue takes clones on their way back to ingress */
     bit<32> recirc_session; /* clone session -> recirculation port */
     bit<3>  prio_normal;    /* queue priority of ordinary packets (1) */
     bit<3>  prio_high;      /* retransmissions, notifications (2) */
+    bit<9>  loop_port;      /* port whose queue holds looping packets (0: recirc_port) */
 }
 
 struct lg_port_cfg_t {

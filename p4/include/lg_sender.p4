@@ -98,7 +98,7 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
             meta.l.drop = 1;
         } else if (lg_seq_lt(leading, seq)) {
             /* Not yet known to be received: loop again. */
-            standard_metadata.egress_spec = meta.g.recirc_port;
+            standard_metadata.egress_spec = meta.g.loop_port;
             standard_metadata.priority = PRIO_COURIER;
         } else {
             bit<32> w = lg_hole_word(port, seq[11:5]);

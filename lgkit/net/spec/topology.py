@@ -30,6 +30,9 @@ class TopologySpec:
     senders: list[str]
     receivers: list[str]
     points: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    plain: list[str] = field(default_factory=list)
+    """Switches that only forward (no LG role, no measurement point, no loop in the topology):
+    a testbed may run them as Linux bridges instead of P4 switches, to spare the CPU."""
     paper_link_gbps: float = 10.0
     description: str = ""
 
@@ -51,6 +54,7 @@ def load_spec(name_or_path: str) -> TopologySpec:
             links=[(a, b) for a, b in raw["links"]], protected=tuple(raw["protected"]),
             senders=list(raw["senders"]), receivers=list(raw["receivers"]),
             points={k: tuple(v) for k, v in raw.get("points", {}).items()},
+            plain=list(raw.get("plain", [])),
             paper_link_gbps=float(raw.get("paper_link_gbps", 10)),
             description=raw.get("description", ""),
         )
@@ -70,6 +74,11 @@ def _check(spec: TopologySpec, path: Path) -> None:
         raise SpecError(f"{path}: protected link {a}-{b} is not a link")
     if a not in spec.switches or b not in spec.switches:
         raise SpecError(f"{path}: the protected link must join two switches")
+    busy = {a, b} | {point[0] for point in spec.points.values()}
+    for switch in spec.plain:
+        if switch not in spec.switches or switch in busy:
+            raise SpecError(f"{path}: plain switch {switch} is not a switch, or has an LG role "
+                            f"or a measurement point")
 
 
 WIRE = "w1"

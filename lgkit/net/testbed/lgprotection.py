@@ -29,7 +29,20 @@ MIN_TIMEOUT_US = 20_000
 and a receiver that gives up on a hole too early loses the packet for good (a longer wait
 stalls delivery when a retransmission really is lost)."""
 RECIRC_QUEUE_DEPTH = 1024
-"Packets the recirculation port may queue (Tx copies and reordered packets loop there)."
+"""Packets the recirculation and loop ports may queue (clones on their way back to ingress,
+reordered and held packets, Tx copies)."""
+COURIER_RATE_SHARE = 0.5
+"""Queue rate of the protected ports' courier queue (priority 0: the dummy and the explicit
+ACK), as a multiple of the link's full-size frame rate. Each courier clones itself on every
+departure while its budget lasts, so without a rate a receiver sends ~3 explicit ACKs per data
+packet; each is a pipeline pass at both ends, which costs a software switch as much as the data.
+At half the frame rate a courier still leaves within two frame times."""
+LOOP_RATE_SHARE = 2.0
+"""Queue rate of the loop port, where Tx-buffer copies wait for their ACK, as a multiple of the
+link's full-size frame rate: each copy is checked about LOOP_RATE_SHARE times while the link
+runs full, instead of spinning through the pipeline as fast as the CPU allows (like Tofino's
+recirculation port, whose bandwidth is fixed). It must stay above 1: every copy needs at least
+one check after its ACK arrives."""
 DROP_COUNTER = "lg_cnt_corrupt_drops"
 "The LG program's count of frames its corruption emulator dropped, per port."
 MIN_LOSS = 1e-9
@@ -54,24 +67,46 @@ class TestbedProtection:
         self.writers = {s: P4RuntimeLGWriter(testbed.sessions[s]) for s in (sender, receiver)}
         self.ports = (testbed.network.port(sender, receiver),
                       testbed.network.port(receiver, sender))
-        layout = LGLayout()
+        self.layout = layout = LGLayout()
+        self.loop_share = LOOP_RATE_SHARE
+        self.courier_share = COURIER_RATE_SHARE
         for switch, writer in self.writers.items():
             apply_ops(writer, switch_setup_ops(layout, testbed.network.priority_queues))
             testbed.network.node(switch).switch_cli(
-                [f"set_queue_depth {RECIRC_QUEUE_DEPTH} {layout.recirc_port}"])
+                [f"set_queue_depth {RECIRC_QUEUE_DEPTH} {port}"
+                 for port in (layout.recirc_port, layout.loop_port)])
 
     def params(self, loss: float) -> LGParams:
-        """LG parameters for the measured loss, with timing scaled to the link rate."""
-        frame_us = FRAME_BITS / (self.testbed.rate_mbps or 1000.0)
+        """LG parameters for the measured loss, with timing scaled to the link rate: the
+        ackNoTimeout, and the reordering buffer's resumeThreshold at what the link carries in
+        half the timeout (the paper's 37 KB is 3 us at 100G; our recoveries take ms)."""
+        rate_mbps = self.testbed.rate_mbps or 1000.0
+        timeout_us = max(MIN_TIMEOUT_US, round(TIMEOUT_FRAMES * FRAME_BITS / rate_mbps))
+        resume = max(LGParams().resume_bytes, round(rate_mbps * timeout_us / 8 / 2))
         return LGParams(target_loss=self.target_loss, actual_loss=min(max(loss, MIN_LOSS), 0.5),
-                        ack_timeout_us=max(MIN_TIMEOUT_US, round(TIMEOUT_FRAMES * frame_us)))
+                        ack_timeout_us=timeout_us, resume_bytes=resume)
 
     def _link(self, loss: float) -> ProtectedLink:
         sender, receiver = self.testbed.spec.protected
         return ProtectedLink(sender, self.ports[0], receiver, self.ports[1], self.params(loss))
 
+    def queue_rates(self) -> dict[str, list[str]]:
+        """Runtime-CLI lines for the current link rate: the loop port's queue rate and the
+        protected ports' courier queue rate (a share of 0 = unlimited)."""
+        frames = frames_per_s(self.testbed)
+        sender, receiver = self.testbed.spec.protected
+        lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}"]
+                 for switch in (sender, receiver)}
+        if self.testbed.network.priority_queues >= 3:  # else priority 0 carries everything
+            for switch, port in zip((sender, receiver), self.ports, strict=True):
+                lines[switch].append(f"set_queue_rate {self.courier_share * frames:.0f} {port} 0")
+        return lines
+
     def enable(self, loss: float) -> int:
-        """Activate LG for this loss rate; returns N (Eq. 2)."""
+        """Activate LG for this loss rate (queue rates for the current link rate); returns
+        N (Eq. 2)."""
+        for switch, lines in self.queue_rates().items():
+            self.testbed.network.node(switch).switch_cli(lines)
         link = self._link(loss)
         for switch, ops in link.activation():
             apply_ops(self.writers[switch], ops)

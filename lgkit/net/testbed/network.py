@@ -14,7 +14,7 @@ from lgkit.net.inject.injectors import WirePorts
 from lgkit.net.lifecycle.cleanup import kill_processes, processes_in_namespace_of
 from lgkit.net.lifecycle.lock import machine_lock
 from lgkit.net.lifecycle.naming import node_name
-from lgkit.net.spec.topology import WIRE, SpecTopo, TopologySpec
+from lgkit.net.spec.topology import WIRE, SpecTopo, TopologySpec, next_hops
 from lgkit.net.testbed.p4switch import P4Switch
 
 TARGETS = ("builtin", "bmv2", "lxbr")
@@ -44,15 +44,34 @@ class Wire(LinuxBridge):
                 self.cmd("ip link set dev", intf.name, "type bridge_slave learning off")
 
 
+class PlainBridge(LinuxBridge):
+    """A switch of the spec's `plain` list as a Linux bridge: no learning (the P4 routers'
+    frames carry their destination's MAC as source, which would mislead it), static forwarding
+    entries instead (`KitNetwork.add_plain_routes`), and no frames of its own (IPv6 off)."""
+
+    def start(self, controllers) -> None:
+        """Create the bridge, then turn learning and flooding of unknown unicast off."""
+        for name in [self.name] + [i.name for i in self.intfList() if i.name != "lo"]:
+            self.cmd(f"sysctl -qw net.ipv6.conf.{name}.disable_ipv6=1")
+        super().start(controllers)
+        self.cmd("sysctl -qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1")
+        for intf in self.intfList():
+            if intf.name != "lo":
+                self.cmd("ip link set dev", intf.name,
+                         "type bridge_slave learning off flood off")
+
+
 class KitNetwork:
     """Build, start and stop the Mininet network of a spec on one target."""
 
     def __init__(self, spec: TopologySpec, target: str = "builtin", log_dir: Path | None = None,
-                 priority_queues: int = 3) -> None:
+                 priority_queues: int = 3, plain_bridges: bool = False) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
         self.spec = spec
         self.target = target
+        self.bridges = list(spec.plain) if plain_bridges and target != "lxbr" else []
+        "Spec switches that run as Linux bridges (PlainBridge) instead of P4 switches."
         self.log_dir = log_dir or Path("/tmp/lgkit-logs")
         self.priority_queues = priority_queues
         self.net: Mininet | None = None
@@ -62,8 +81,9 @@ class KitNetwork:
         if self.target == "lxbr":
             return {}
         return {
-            s: {"device_id": i + 1, "target": self.target, "log_dir": str(self.log_dir),
-                "priority_queues": self.priority_queues}
+            s: {"cls": PlainBridge} if s in self.bridges else
+            {"device_id": i + 1, "target": self.target, "log_dir": str(self.log_dir),
+             "priority_queues": self.priority_queues}
             for i, s in enumerate(self.spec.switches)
         }
 
@@ -96,7 +116,16 @@ class KitNetwork:
         for switch in self.p4_switches():
             switch.wait_ready()
         self.net.staticArp()
+        self._plain_routes()
         return self.net
+
+    def _plain_routes(self) -> None:
+        """Static forwarding entries of the bridges: each host's MAC -> the port toward it."""
+        for switch in self.bridges:
+            for host, hop in next_hops(self.spec, switch).items():
+                iface = self.node(switch).connectionsTo(self.node(hop))[0][0].name
+                subprocess.run(["bridge", "fdb", "replace", self.spec.host_mac(host), "dev",
+                                iface, "master", "static"], check=True, capture_output=True)
 
     def _widen_protected_link(self) -> None:
         assert self.net is not None
@@ -107,6 +136,12 @@ class KitNetwork:
         for name in names:
             subprocess.run(["ip", "link", "set", "dev", name, "mtu", str(PROTECTED_MTU)],
                            check=True, capture_output=True)
+
+    def p4_switch_names(self) -> list[str]:
+        """Spec names of the switches that run P4 (none on lxbr)."""
+        if self.target == "lxbr":
+            return []
+        return [s for s in self.spec.switches if s not in self.bridges]
 
     def p4_switches(self) -> list[P4Switch]:
         """The P4 switch nodes (none on lxbr)."""

@@ -40,11 +40,12 @@ class Testbed:
 
     def __init__(self, spec: TopologySpec, target: str, work_dir: Path,
                  program: Path = BASIC_PROGRAM, rate_mbps: float | None = None,
-                 log: Log = print) -> None:
+                 log: Log = print, plain_bridges: bool = False) -> None:
         self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
         self.rate_mbps = rate_mbps if rate_mbps is not None else LINK_RATE_MBPS.get(target)
         self.log = log
-        self.network = KitNetwork(spec, target, log_dir=work_dir / "logs", priority_queues=3)
+        self.network = KitNetwork(spec, target, log_dir=work_dir / "logs", priority_queues=3,
+                                  plain_bridges=plain_bridges)
         self.sessions: dict[str, P4RuntimeSession] = {}
         self.built: BuiltProgram | None = None
         self.unseen_drops: Callable[[], int] | None = None
@@ -63,21 +64,24 @@ class Testbed:
         if not self.is_p4:
             return self
         routes = RouteSchema.from_p4info(self.built.p4info)
-        for switch in self.spec.switches:
+        for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
             session = P4RuntimeSession(switch, node.grpc_address, node.device_id,
                                        self.built.p4info, self.built.config)
             self.sessions[switch] = session.open()
             session.insert(route_entries(self.spec, switch, self.network.port,
                                          routes))
-        self._set_rates()
+        self.set_rate(self.rate_mbps)
         return self
 
-    def _set_rates(self) -> None:
+    def set_rate(self, rate_mbps: float) -> None:
+        """Cap every switch port at rate_mbps and the hosts at HOST_SHARE of it (also while
+        running: the rate finder changes it between flows)."""
+        self.rate_mbps = rate_mbps
         paper = self.spec.paper_link_gbps * 1000
         self.log(f"link rate: {self.rate_mbps:g} Mb/s on every switch port "
                  f"(paper {paper / 1000:g} Gb/s, scale 1/{paper / self.rate_mbps:.0f})")
-        for switch in self.spec.switches:
+        for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
             node.switch_cli(port_commands(self.target, [p for p, _ in node.port_map()],
                                           self.rate_mbps))
@@ -100,7 +104,7 @@ class Testbed:
         if self.target != "builtin":
             return {}
         counts = {}
-        for switch in self.spec.switches:
+        for switch in self.network.p4_switch_names():
             for line in self.network.node(switch).switch_cli(["show_drops"]).splitlines():
                 cause, _, value = line.partition(":")
                 if value.strip().isdigit():

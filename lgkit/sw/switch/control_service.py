@@ -113,6 +113,7 @@ class SwitchCommands:
             "counter_read": (self.counter_read, "<counter> <index>"),
             "show_drops": (self.show_drops, ""),
             "show_ports": (self.show_ports, ""),
+            "show_passes": (self.show_passes, ""),
             "show_queues": (self.show_queues, ""),
             "help": (self.help, ""),
         }
@@ -178,6 +179,10 @@ class SwitchCommands:
     def show_drops(self, args: list[str]) -> str:
         drops = self.switch.counters()["drops"]
         return "\n".join(f"{cause}: {count}" for cause, count in drops.items()) or "no drops"
+
+    def show_passes(self, args: list[str]) -> str:
+        passes = self.switch.counters()["passes"]
+        return "\n".join(f"{kind}: {count}" for kind, count in passes.items()) or "no passes"
 
     def show_ports(self, args: list[str]) -> str:
         ports = self.switch.counters()["ports"]

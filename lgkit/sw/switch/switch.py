@@ -57,6 +57,8 @@ class Switch:
         self.lock = threading.RLock()
         self.pipeline: Any = None
         self.drops: Counter[str] = Counter()
+        self.passes: Counter[str] = Counter()
+        "Pipeline passes by kind: ingress (new packets), recirc (resubmitted, recirculated), egress."
         late_tolerance_ns = REAL_TIME_LATE_TOLERANCE_NS if isinstance(self.clock, RealClock) else 0
         self.tm = TrafficManager(self.clock, priority_queues, self._egress_pass, self.drops,
                                  late_tolerance_ns)
@@ -133,6 +135,7 @@ class Switch:
                 self.drops["no_pipeline"] += 1
                 return
             now_us = self.clock.now_ns() // 1000
+            self.passes["ingress" if job is None else "recirc"] += 1
             guard = self.guard
             if guard is None:
                 result = pipeline.ingress(port, data, now_us) if job is None \
@@ -188,6 +191,7 @@ class Switch:
                      enq_timestamp: int, deq_timedelta: int) -> int:
         """Called by the TM at dequeue; returns the bytes put on the wire or looped back to
         ingress (so a rate on the recirculation port limits recirculation), 0 if none."""
+        self.passes["egress"] += 1
         egress = self.pipeline.egress
         if self.guard is None:
             result = egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta)
@@ -243,9 +247,10 @@ class Switch:
         backend.send(data)
 
     def counters(self) -> dict[str, Any]:
-        """Drop counters by cause and per-port frame counters."""
+        """Drop counters by cause, pipeline passes by kind and per-port frame counters."""
         with self.lock:
             return {
                 "drops": dict(sorted(self.drops.items())),
+                "passes": dict(sorted(self.passes.items())),
                 "ports": {p: s.as_dict() for p, s in sorted(self.port_stats.items())},
             }
