@@ -58,7 +58,7 @@ class Switch:
         self.pipeline: Any = None
         self.drops: Counter[str] = Counter()
         self.passes: Counter[str] = Counter()
-        "Pipeline passes by kind: ingress (new packets), recirc (resubmitted, recirculated), egress."
+        "Pipeline passes by kind: ingress (new packets), recirc (recirculated), egress."
         late_tolerance_ns = REAL_TIME_LATE_TOLERANCE_NS if isinstance(self.clock, RealClock) else 0
         self.tm = TrafficManager(self.clock, priority_queues, self._egress_pass, self.drops,
                                  late_tolerance_ns)
