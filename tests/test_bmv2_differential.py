@@ -25,7 +25,7 @@ def differential(tmp_path_factory) -> Differential:
 
 
 @needs_bmv2
-@pytest.mark.parametrize("name", ["receiver", "sender", "two_ports"])
+@pytest.mark.parametrize("name", ["receiver", "sender", "two_ports", "pause_timeout"])
 def test_lg_stf_tests_agree(differential: Differential, name: str) -> None:
     outcome = differential.stf_file(LG_STF_DIR / f"{name}.stf")
     assert not outcome.differences, "\n".join(outcome.differences)

@@ -106,7 +106,7 @@ def test_activation_writes_groups_first_and_the_port_entry_once_with_a_new_epoch
         tx_epoch=2, tx_on=1, tx_blocking=0, tx_mgid=group, dummy_repeat=3,
         rx_epoch=1, rx_on=1, rx_max_holes=7, rx_timeout_us=9,
         rx_pause_bytes=params.pause_threshold, rx_resume_bytes=37_000, ack_repeat=3,
-        port_session=session)
+        port_session=session, tx_pause_timeout_us=36)  # 4 ackNoTimeouts
     assert writer.groups[group] == [(5, 1), (5, 2), (5, 3)]
     assert writer.sessions[session] == [(5, 0)]
     assert session != layout.recirc_session

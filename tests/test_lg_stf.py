@@ -11,7 +11,8 @@ from lgkit.cli import main
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("name", ["sender", "receiver", "receiver_window", "two_ports"])
+@pytest.mark.parametrize("name", ["sender", "receiver", "receiver_window", "two_ports",
+                                  "pause_timeout"])
 def test_lg_stf(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     program = REPO / "p4" / "linkguardian.p4"
     code = main(["stf", str(program), str(REPO / "tests" / "lg_stf" / f"{name}.stf")])

@@ -1,6 +1,7 @@
 """LinkGuardian under a bogus frame, in virtual time: a data frame whose sequence number lies
 outside the receiver's window (p4/include/defines.p4 LG_SEQ_WINDOW) is dropped and counted,
-and it neither wedges the receiver nor costs the network any work."""
+and it neither wedges the receiver nor costs the network any work; a forged pause expires
+(tx_pause_timeout_us) instead of holding the sender forever."""
 
 from __future__ import annotations
 
@@ -61,15 +62,42 @@ def test_frames_inside_the_window_are_processed_as_before(mode: str) -> None:
     assert net.register("s2", "lg_rx_lost") > 3000  # taken as a (huge) gap, as the protocol says
 
 
-@pytest.mark.xfail(strict=True, reason="open: a forged pause holds the sender forever "
-                                      "(docs/protocol.md §3.5); found by fuzzing")
-def test_a_forged_pause_does_not_hold_the_sender_forever() -> None:
-    """An ACK with xoff=1 that the receiver never sent: the sender holds every packet and no
-    frame with xoff=0 comes back (the receiver is not paused and receives nothing)."""
-    net = LGNet(ScenarioConfig(params=LGParams(mode="lg", copies=1, ack_timeout_us=20)))
+PAUSE_TIMEOUT_US = 80
+FORGED_AT_NS = 366  # before the first data frame reaches s1's egress
+
+
+def forged_pause_run(pause_timeout_us: int | None) -> LGNet:
+    """An ACK with xoff=1 that the receiver never sent, then 40 frames: the receiver is not
+    paused and, while every packet is held, it has nothing to answer with xoff=0."""
+    params = LGParams(mode="lg", copies=1, ack_timeout_us=20, pause_timeout_us=pause_timeout_us)
+    net = LGNet(ScenarioConfig(params=params))
     plain = net.frame("h1", "h2", BOGUS_ID)
     forged_pause = plain[:12] + b"\xab\xcd" + bytes([0x48, 0x01, 0x8F])  # ACK 399, xoff=1
-    net.net.clock.call_at(366, net.link.backward.deliver, forged_pause)  # before the first data
+    net.net.clock.call_at(FORGED_AT_NS, net.link.backward.deliver, forged_pause)
     net.send_stream(40, pps=2e6)
     net.run(500_000)  # 40 frames take 20 us; held, they loop in the recirculation port
-    assert sorted(net.delivered()) == list(range(40))
+    return net
+
+
+def test_a_forged_pause_expires_and_the_held_packets_leave_in_order() -> None:
+    net = forged_pause_run(PAUSE_TIMEOUT_US)
+    assert net.delivered() == list(range(40))
+    assert net.counter("s1", "lg_cnt_pause_expiries") == 1
+    first_ns = net.hosts["h2"].received[0][0]
+    assert first_ns >= FORGED_AT_NS + PAUSE_TIMEOUT_US * 1000  # held until the pause expired
+    assert net.register("s1", "lg_tx_paused") == 0
+
+
+def test_the_default_pause_timeout_is_a_few_ack_timeouts() -> None:
+    assert LGParams(ack_timeout_us=20).pause_timeout == 80
+    assert LGParams(ack_timeout_us=0).pause_timeout == 1000  # no ackNoTimeout: 1 ms
+    with pytest.raises(ValueError, match="pause_timeout"):
+        LGParams(pause_timeout_us=-1)
+    net = forged_pause_run(None)
+    assert net.delivered() == list(range(40))
+
+
+def test_a_pause_without_timeout_holds_until_a_resume() -> None:
+    net = forged_pause_run(0)  # 0 = never expires: the open finding's behaviour, by choice
+    assert net.delivered() == []
+    assert net.counter("s1", "lg_cnt_pause_expiries") == 0

@@ -12,6 +12,10 @@ from typing import Protocol
 MTU_BYTES = 1514
 MAX_HOLES_CAP = 32
 MODES = ("lg", "lg_nb")
+PAUSE_TIMEOUT_ACK_TIMEOUTS = 4
+"Default pause timeout, in ackNoTimeouts."
+DEFAULT_PAUSE_TIMEOUT_US = 1000
+"Default pause timeout when the ackNoTimeout is off."
 
 
 def copies_for(target_loss: float, actual_loss: float) -> int:
@@ -51,6 +55,10 @@ class LGParams:
     """Dummies allowed after each data packet (packets; the authors' notify count)."""
     ack_repeat: int = 3
     """Explicit ACKs allowed after each receiver update (packets)."""
+    pause_timeout_us: int | None = None
+    """A pause the receiver did not refresh (every ACK repeats `xoff`) for this long expires at
+    the sender (us; 0 = never); None = PAUSE_TIMEOUT_ACK_TIMEOUTS ackNoTimeouts, or
+    DEFAULT_PAUSE_TIMEOUT_US without an ackNoTimeout."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -59,7 +67,8 @@ class LGParams:
             raise ValueError(f"max_holes must be in 1..{MAX_HOLES_CAP}")
         if self.copies is not None and not 1 <= self.copies <= 16:
             raise ValueError("copies must be in 1..16")
-        for name in ("ack_timeout_us", "resume_bytes", "dummy_repeat", "ack_repeat"):
+        for name in ("ack_timeout_us", "resume_bytes", "dummy_repeat", "ack_repeat",
+                     "pause_timeout"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
         if self.dummy_repeat > 255 or self.ack_repeat > 255:
@@ -78,6 +87,16 @@ class LGParams:
     def n_copies(self) -> int:
         return self.copies if self.copies is not None else copies_for(self.target_loss,
                                                                       self.actual_loss)
+
+    @property
+    def pause_timeout(self) -> int:
+        """tx_pause_timeout_us: the set value, else a few ackNoTimeouts (the receiver's
+        reordering buffer drains within about one, so a longer pause is stale)."""
+        if self.pause_timeout_us is not None:
+            return self.pause_timeout_us
+        if self.ack_timeout_us:
+            return PAUSE_TIMEOUT_ACK_TIMEOUTS * self.ack_timeout_us
+        return DEFAULT_PAUSE_TIMEOUT_US
 
     @property
     def pause_threshold(self) -> int:
@@ -150,6 +169,7 @@ class PortConfig:
     port_session: int = 0
     ecn_qdepth: int = 0
     drop_threshold: int = 0
+    tx_pause_timeout_us: int = 0
 
 
 EPOCH_FIELDS = ("tx_epoch", "rx_epoch")
@@ -272,7 +292,8 @@ def activate_sender_ops(port: int, params: LGParams, layout: LGLayout = DEFAULT_
         CloneSession(session, ((port, 0),)),
         *set_copies_ops(port, params.n_copies, layout),
         update_port(port, bump=("tx_epoch",), tx_on=1, port_session=session,
-                    tx_blocking=blocking(params.mode), dummy_repeat=params.dummy_repeat),
+                    tx_blocking=blocking(params.mode), dummy_repeat=params.dummy_repeat,
+                    tx_pause_timeout_us=params.pause_timeout),
     ]
 
 

@@ -19,7 +19,7 @@ action lg_set_port(inout lg_port_cfg_t cfg, bit<8> tx_epoch, bit<1> tx_on, bit<1
                    bit<16> tx_mgid, bit<8> dummy_repeat, bit<8> rx_epoch, bit<1> rx_on,
                    bit<8> rx_max_holes, bit<32> rx_timeout_us, bit<32> rx_pause_bytes,
                    bit<32> rx_resume_bytes, bit<8> ack_repeat, bit<32> port_session,
-                   bit<19> ecn_qdepth, bit<32> drop_threshold) {
+                   bit<19> ecn_qdepth, bit<32> drop_threshold, bit<32> tx_pause_timeout_us) {
     cfg.tx_epoch = tx_epoch;
     cfg.tx_on = tx_on;
     cfg.tx_blocking = tx_blocking;
@@ -35,6 +35,7 @@ action lg_set_port(inout lg_port_cfg_t cfg, bit<8> tx_epoch, bit<1> tx_on, bit<1
     cfg.port_session = port_session;
     cfg.ecn_qdepth = ecn_qdepth;
     cfg.drop_threshold = drop_threshold;
+    cfg.tx_pause_timeout_us = tx_pause_timeout_us;
 }
 
 /* Epoch of the configuration each port's sender / receiver state was last reset for. */

@@ -21,6 +21,7 @@ counter(LG_PORTS, CounterType.packets) lg_cnt_out_of_window;  /* data frames out
 counter(LG_PORTS, CounterType.packets) lg_cnt_retx;           /* retransmitted copies sent */
 counter(LG_PORTS, CounterType.packets) lg_cnt_dummies;        /* dummies sent */
 counter(LG_PORTS, CounterType.packets) lg_cnt_corrupt_drops;  /* frames the emulator dropped */
+counter(LG_PORTS, CounterType.packets) lg_cnt_pause_expiries; /* pauses that timed out */
 
 /* Lost sequence numbers: detected and beyond K (never notified). Registers, since a gap adds
  * more than one. */

@@ -128,6 +128,7 @@ struct lg_port_cfg_t {
     bit<32> port_session;   /* clone session -> this port (couriers) */
     bit<19> ecn_qdepth;     /* CE mark at enq_qdepth >= this (0 = off) */
     bit<32> drop_threshold; /* emulated corruption: p * (2^32 - 1) */
+    bit<32> tx_pause_timeout_us; /* a pause not refreshed for this long expires, us (0 = never) */
 }
 
 struct metadata_t {

@@ -6,6 +6,7 @@
 register<bit<17>>(LG_PORTS) lg_tx_next;        /* next (era, seq_no) to assign */
 register<bit<17>>(LG_PORTS) lg_tx_leading_ack; /* receiver's latest seq, as last reported */
 register<bit<1>>(LG_PORTS)  lg_tx_paused;      /* receiver asked us to pause */
+register<bit<48>>(LG_PORTS) lg_tx_paused_at;   /* when the pause was last set or refreshed, us */
 register<bit<32>>(LG_PORTS) lg_tx_hold_head;   /* next hold ticket to release */
 register<bit<32>>(LG_PORTS) lg_tx_hold_tail;   /* next hold ticket to hand out */
 register<bit<8>>(LG_PORTS)  lg_dummy_budget;   /* dummies still allowed (notify count) */
@@ -20,6 +21,7 @@ control LgTxReset(in bit<32> pidx) {
         lg_tx_next.write(pidx, 0);
         lg_tx_leading_ack.write(pidx, 17w0x1FFFF);
         lg_tx_paused.write(pidx, 0);
+        lg_tx_paused_at.write(pidx, 0);
         lg_tx_hold_head.write(pidx, 0);
         lg_tx_hold_tail.write(pidx, 0);
         lg_tx_buf_bytes.write(pidx, 0);
@@ -62,9 +64,11 @@ control LgTxFeedback(inout headers_t hdr, inout metadata_t meta,
             lg_tx_leading_ack.read(leading, pidx);
             if (lg_seq_lt(leading, reported)) { lg_tx_leading_ack.write(pidx, reported); }
             lg_tx_paused.write(pidx, hdr.lg_ack.xoff);
+            if (hdr.lg_ack.xoff == 1) { lg_tx_paused_at.write(pidx, meta.l.now); }
         }
         if (hdr.lg_ctrl.isValid()) {
             lg_tx_paused.write(pidx, hdr.lg_ctrl.pause);
+            if (hdr.lg_ctrl.pause == 1) { lg_tx_paused_at.write(pidx, meta.l.now); }
         }
     }
 }
@@ -118,16 +122,20 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
     }
 }
 
-/* Order-preserving hold (our stand-in for the paused normal queue, Alg. 2 at the sender). */
+/* Order-preserving hold (our stand-in for the paused normal queue, Alg. 2 at the sender).
+ * A pause that no ACK or pause frame refreshed for tx_pause_timeout_us expires (as PFC's pause
+ * time does), so a pause the receiver never sent, or a lost resume, cannot hold P forever. */
 control LgTxHold(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     apply {
         bool held_pass = meta.lg.kind == KIND_HELD;
         bit<9> port = standard_metadata.egress_spec;
         bit<1> on = meta.oc.tx_on;
+        bit<32> pause_timeout = meta.oc.tx_pause_timeout_us;
         if (held_pass) {
             port = meta.lg.port;
             on = meta.pc.tx_on;
+            pause_timeout = meta.pc.tx_pause_timeout_us;
         }
         bit<32> pidx = (bit<32>)port;
         if (on == 0) {
@@ -142,6 +150,16 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
         bit<32> head;
         bit<32> tail;
         lg_tx_paused.read(paused, pidx);
+        if (paused == 1 && pause_timeout != 0) {
+            bit<48> since;
+            lg_tx_paused_at.read(since, pidx);
+            /* (now > since: a recirculated packet's clock may lag a fresh one's.) */
+            if (meta.l.now > since && meta.l.now - since >= (bit<48>)pause_timeout) {
+                paused = 0;
+                lg_tx_paused.write(pidx, 0);
+                lg_cnt_pause_expiries.count(pidx);
+            }
+        }
         lg_tx_hold_head.read(head, pidx);
         lg_tx_hold_tail.read(tail, pidx);
         if (held_pass) {
