@@ -155,9 +155,10 @@ class Bed:
         self.testbed.start()
         self.protection = make_protection(self.testbed, TARGET_LOSS)
         self.recirc_mbps = self.rate_mbps * PAPER_RECIRC_GBPS / self.paper_link_gbps
-        recirc_port = LGLayout().recirc_port
+        layout = LGLayout()  # Tx copies loop through the loop port: it gets the same rate
         for switch in self.spec.protected:
-            commands = port_commands(self.ctx.target, [recirc_port], self.recirc_mbps)
+            commands = port_commands(self.ctx.target, [layout.recirc_port, layout.loop_port],
+                                     self.recirc_mbps)
             self.testbed.network.node(switch).switch_cli(
                 [c for c in commands if not c.startswith("set_queue_depth")])
         if ecn:

@@ -27,8 +27,8 @@ from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
-from lgkit.net.testbed.network import check_tools
 from lgkit.net.testbed.testbed import HOST_SHARE, LINK_RATE_MBPS, Testbed
+from lgkit.reproduce.bed import preflight as testbed_preflight
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.workloads.iperf import IperfServer, run_tcp
@@ -255,16 +255,7 @@ class RateBed:
 
 def preflight(options: Any) -> str | None:
     """Why the testbed cannot start here, or None."""
-    if os.geteuid() != 0:
-        return "lgrate needs root (Mininet creates namespaces and interfaces)"
-    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl")
-    if missing:
-        return f"missing tools: {', '.join(missing)} (run `make setup`)"
-    if options.target == "bmv2":
-        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
-        if missing:
-            return f"bmv2: {', '.join(missing)} not installed (use --target builtin here)"
-    return None
+    return testbed_preflight(options.target)
 
 
 def add_arguments(group: Any) -> None:
