@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -35,8 +36,9 @@ from lgkit.workloads.iperf import IperfServer, run_tcp
 
 CORRUPTION = 1e-2
 "Corruption loss on the protected link while LG is judged (issue 11 item 5)."
-MAX_EFFECTIVE_LOSS = 1e-4
-"LG must hold the effective loss at or below this."
+MAX_EFFECTIVE_LOSS = 0.0
+"""LG must hold the effective loss at or below this (default: no packet lost between A and D;
+issue 11 item 5 allows 1e-4, `--max-effective-loss 1e-4`)."""
 GOODPUT_SHARE = 0.9
 "LG's goodput must be at least this share of the flow without corruption."
 CARRY_SHARE = 0.9
@@ -87,14 +89,14 @@ class Probe:
     "Which condition failed ('' when passed)."
 
 
-def verdict(rate_mbps: float, clean_mbps: float, lg_mbps: float,
-            effective_loss: float) -> tuple[bool, str]:
+def verdict(rate_mbps: float, clean_mbps: float, lg_mbps: float, effective_loss: float,
+            max_effective: float = MAX_EFFECTIVE_LOSS) -> tuple[bool, str]:
     """Whether a rate passes, and which condition failed."""
     host_mbps = rate_mbps * HOST_SHARE
     if clean_mbps < CARRY_SHARE * host_mbps:
         return False, f"no-loss flow {clean_mbps:.1f} < {CARRY_SHARE:.0%} of {host_mbps:.1f}"
-    if effective_loss > MAX_EFFECTIVE_LOSS:
-        return False, f"effective loss {effective_loss:.1e} > {MAX_EFFECTIVE_LOSS:g}"
+    if effective_loss > max_effective:
+        return False, f"effective loss {effective_loss:.1e} > {max_effective:g}"
     if lg_mbps < GOODPUT_SHARE * clean_mbps:
         return False, f"LG goodput {lg_mbps:.1f} < {GOODPUT_SHARE:.0%} of {clean_mbps:.1f}"
     return True, ""
@@ -148,8 +150,10 @@ class RateBed:
     """Fig. 7 with the LG program at a rate that changes between probes."""
 
     def __init__(self, ctx: Context, seconds: float, injector: str,
-                 plain_bridges: bool = False) -> None:
+                 plain_bridges: bool = False,
+                 max_effective: float = MAX_EFFECTIVE_LOSS) -> None:
         self.ctx, self.seconds, self.injector_choice = ctx, seconds, injector
+        self.max_effective = max_effective
         self.spec = load_spec("fig7")
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
                                rate_mbps=LINK_RATE_MBPS[ctx.target], log=ctx.log,
@@ -244,7 +248,8 @@ class RateBed:
         finally:
             injector.stop()
             self.protection.disable()
-        passed, why = verdict(rate_mbps, clean_mbps, lg_mbps, delta.effective_loss)
+        passed, why = verdict(rate_mbps, clean_mbps, lg_mbps, delta.effective_loss,
+                              self.max_effective)
         return Probe(rate_mbps, round(clean_mbps, 2), round(lg_mbps, 2),
                      delta.actual_loss, delta.effective_loss, retransmits, lg["retx"],
                      lg["timeouts"], tx_max, rx_max, lg["dummies"], lg["acks"], lg["pauses"],
@@ -277,15 +282,27 @@ def add_arguments(group: Any) -> None:
                        help="probe exactly these rates instead of searching")
     group.add_argument("--injector", choices=("auto", "netem", "nft"), default="auto",
                        help="corruption injector (auto: netem, else nft)")
+    group.add_argument("--max-effective-loss", type=float, default=MAX_EFFECTIVE_LOSS,
+                       help="highest effective loss a passing rate may show (default 0: none; "
+                            "issue 11 allows 1e-4)")
+    group.add_argument("--repeat", type=int, default=1,
+                       help="run the whole search N times on one testbed and print the "
+                            "min/median/max of the rates found (default 1)")
+    group.add_argument("--plain-bridges", action="store_true",
+                       help="run the forwarders up and dn as Linux bridges (only the two LG "
+                            "switches are P4 switches: less CPU for the testbed)")
 
 
 def run(ctx: Context) -> list[Comparison]:
-    """Search the rate; one table row per probe."""
+    """Search the rate (`--repeat` times); one table row per probe."""
     options = ctx.options
+    if options.repeat < 1 or not 0 <= options.max_effective_loss < 1:
+        raise ValueError("--repeat must be >= 1 and --max-effective-loss in [0, 1)")
     seconds = options.seconds or (3.0 if ctx.quick else 10.0)
     start = options.start_mbps or LINK_RATE_MBPS[ctx.target]
     probes: list[Probe] = []
-    bed = RateBed(ctx, seconds, options.injector)
+    bed = RateBed(ctx, seconds, options.injector, options.plain_bridges,
+                  options.max_effective_loss)
 
     def passes(rate: float) -> bool:
         probe = bed.probe(rate)
@@ -299,38 +316,53 @@ def run(ctx: Context) -> list[Comparison]:
                 f"{'pass' if probe.passed else 'FAIL (' + probe.why + ')'}")
         return probe.passed
 
+    found: list[float | None] = []
     bed.start()
     try:
-        if options.rates:
-            best = max((r for r in options.rates if passes(r)), default=None)
-        elif ctx.quick:
-            best = start if passes(start) else None
-        else:
-            best = search(passes, start, options.factor, options.ceiling_mbps,
-                          options.resolution, options.floor_mbps)
+        for attempt in range(options.repeat):
+            if options.rates:
+                best = max((r for r in options.rates if passes(r)), default=None)
+            elif ctx.quick:
+                best = start if passes(start) else None
+            else:
+                best = search(passes, start, options.factor, options.ceiling_mbps,
+                              options.resolution, options.floor_mbps)
+            found.append(best)
+            ctx.log(f"search {attempt + 1}/{options.repeat}: highest rate "
+                    f"{'none' if best is None else f'{best:g} Mb/s'}")
     finally:
         bed.stop()
-    ctx.note(highest_rate_mbps=best, seconds_per_flow=seconds, corruption=CORRUPTION)
-    return [_table(ctx, probes, best, seconds)]
+    ctx.note(highest_rate_mbps=found, seconds_per_flow=seconds, corruption=CORRUPTION,
+             max_effective_loss=options.max_effective_loss)
+    return [_table(ctx, probes, found, seconds, options.max_effective_loss)]
 
 
-def _table(ctx: Context, probes: list[Probe], best: float | None,
-           seconds: float) -> Comparison:
+def summary(found: list[float | None]) -> str:
+    """The rates the searches found: one value, or min/median/max over several."""
+    rates = sorted(0.0 if rate is None else rate for rate in found)
+    if len(rates) == 1:
+        return f"{rates[0]:g} Mb/s" if found[0] is not None else "none"
+    return (f"{rates[0]:g} / {statistics.median(rates):g} / {rates[-1]:g} Mb/s "
+            f"(min/median/max of {len(rates)} searches; 0 = none passed)")
+
+
+def _table(ctx: Context, probes: list[Probe], found: list[float | None], seconds: float,
+           max_effective: float) -> Comparison:
     rows = [Row(f"{p.rate_mbps:g} Mb/s",
                 [p.clean_mbps, p.lg_mbps, p.effective_loss, p.lg_timeouts,
                  p.tx_buf_max_pkts, p.rx_buf_max_pkts, "pass" if p.passed else "FAIL"])
             for p in sorted(probes, key=lambda p: p.rate_mbps)]
-    highest = f"{best:g} Mb/s" if best is not None else "none"
+    best = min((rate or 0.0) for rate in found)
+    highest = summary(found)
     scale = (f"{ctx.target}: highest LG link rate {highest} (paper 10 Gb/s, scale "
-             f"1/{PAPER_RATE_MBPS / best:.0f})" if best else f"{ctx.target}: no rate passed")
+             f"1/{PAPER_RATE_MBPS / best:.0f} at the lowest)" if best
+             else f"{ctx.target}: highest LG link rate {highest}")
     return Comparison(
         f"LG link rate at {CORRUPTION:g} corruption ({ctx.target})",
         ["no loss Mb/s", "LG Mb/s", "effective", "timeouts", "Tx max", "Rx max", "verdict"],
         rows, scale=scale,
         units=f"{seconds:g} s CUBIC flows h1 -> h3; buffers in packets",
         notes=[f"pass: no-loss flow >= {CARRY_SHARE:.0%} of the hosts' rate, effective loss "
-               f"<= {MAX_EFFECTIVE_LOSS:g}, LG goodput >= {GOODPUT_SHARE:.0%} of no loss",
+               f"<= {max_effective:g}, LG goodput >= {GOODPUT_SHARE:.0%} of no loss",
                "paper (Table 3, 10G): LG 9.2 Gb/s at 1e-2 vs 9.47 without loss"],
-        checks=[Check(f"highest rate {highest} >= 100 Mb/s (issue 11 goal)",
-                      best is not None and best >= 100)])
-
+        checks=[Check(f"highest rate {highest} >= 100 Mb/s (issue 11 goal)", best >= 100)])
