@@ -33,32 +33,27 @@ class Wire(LinuxBridge):
     frame to the other side (P4 routers may send frames whose source MAC equals the
     destination MAC), and sends no frames of its own (IPv6 off)."""
 
+    port_options = "learning off"
+    "bridge_slave options of every port."
+
     def start(self, controllers) -> None:
-        """Create the bridge, then turn learning off on both ports."""
+        """Create the bridge, then set the port options (learning off) on every port."""
         for name in [self.name] + [i.name for i in self.intfList() if i.name != "lo"]:
             self.cmd(f"sysctl -qw net.ipv6.conf.{name}.disable_ipv6=1")
         super().start(controllers)
         self.cmd("sysctl -qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1")
         for intf in self.intfList():
             if intf.name != "lo":
-                self.cmd("ip link set dev", intf.name, "type bridge_slave learning off")
+                self.cmd("ip link set dev", intf.name, "type bridge_slave", self.port_options)
 
 
-class PlainBridge(LinuxBridge):
+class PlainBridge(Wire):
     """A switch of the spec's `plain` list as a Linux bridge: no learning (the P4 routers'
-    frames carry their destination's MAC as source, which would mislead it), static forwarding
-    entries instead (`KitNetwork.add_plain_routes`), and no frames of its own (IPv6 off)."""
+    frames carry their destination's MAC as source, which would mislead it), no flooding of
+    unknown unicast, static forwarding entries instead (`KitNetwork._plain_routes`), and no
+    frames of its own (IPv6 off)."""
 
-    def start(self, controllers) -> None:
-        """Create the bridge, then turn learning and flooding of unknown unicast off."""
-        for name in [self.name] + [i.name for i in self.intfList() if i.name != "lo"]:
-            self.cmd(f"sysctl -qw net.ipv6.conf.{name}.disable_ipv6=1")
-        super().start(controllers)
-        self.cmd("sysctl -qw", f"net.ipv6.conf.{self.name}.disable_ipv6=1")
-        for intf in self.intfList():
-            if intf.name != "lo":
-                self.cmd("ip link set dev", intf.name,
-                         "type bridge_slave learning off flood off")
+    port_options = "learning off flood off"
 
 
 class KitNetwork:
