@@ -1,5 +1,6 @@
-"""The built-in target against BMv2 simple_switch: LG's STF tests and random LinkGuardian
-sequences give the same packets and state on both (BMv2 parts skip without BMv2)."""
+"""The built-in target against BMv2 simple_switch: the STF tests of p4/'s programs and random
+LinkGuardian sequences give the same packets and state on both (BMv2 parts skip without
+BMv2)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lgkit.cli import main
-from lgkit.sim.differential import LG_PROGRAM, LG_STF_DIR, Differential
+from lgkit.sim.differential import LG_PROGRAM, LG_STF_DIR, REPO, Differential, stf_suites
 from lgkit.sim.lg_stf import random_lg_stf
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
@@ -24,12 +25,22 @@ def differential(tmp_path_factory) -> Differential:
     return Differential(tmp_path_factory.mktemp("diff"))
 
 
+P4_STF = [(program, stf) for program, folder in stf_suites()
+          if program.parent == REPO / "p4" for stf in sorted(folder.glob("*.stf"))]
+
+
 @needs_bmv2
-@pytest.mark.parametrize("name", ["receiver", "sender", "two_ports", "pause_timeout"])
-def test_lg_stf_tests_agree(differential: Differential, name: str) -> None:
-    outcome = differential.stf_file(LG_STF_DIR / f"{name}.stf")
+@pytest.mark.parametrize(("program", "stf"), P4_STF, ids=[s.stem for _, s in P4_STF])
+def test_stf_tests_of_p4_programs_agree(differential: Differential, program: Path,
+                                        stf: Path) -> None:
+    outcome = differential.stf_file(stf, program)
     assert not outcome.differences, "\n".join(outcome.differences)
     assert outcome.packets_out > 0 and outcome.values > 0
+
+
+def test_every_p4_program_with_stf_tests_is_compared() -> None:
+    assert {p.name for p, _ in P4_STF} == {"linkguardian.p4", "vertigo.p4", "pabo.p4"}
+    assert len(P4_STF) >= 9
 
 
 @needs_bmv2

@@ -1,5 +1,6 @@
-"""`lgkit diff-bmv2`: LinkGuardian's STF tests and random LG sequences on the built-in target and
-on BMv2 simple_switch, untimed, compared packet by packet and register by register."""
+"""`lgkit diff-bmv2`: every STF test of the kit's P4 programs (LinkGuardian, Vertigo, PABO, the
+course's solutions) and random LinkGuardian sequences on the built-in target and on BMv2
+simple_switch, untimed, compared packet by packet and register by register."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from finsy.proto import p4i
+
 from lgkit.sim.lg_stf import lg_probes, random_lg_stf
 from lgkit.sw.exec.pipeline import Pipeline
-from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.lang.frontend.compiler import CompiledProgram, compile_file
 from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.tools.bmv2_stf import (
     Bmv2Error,
@@ -27,6 +30,17 @@ from lgkit.sw.tools.stf import PacketStmt, parse_stf
 REPO = Path(__file__).resolve().parents[2]
 LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
 LG_STF_DIR = REPO / "tests" / "lg_stf"
+
+
+def stf_suites() -> list[tuple[Path, Path]]:
+    """(program, folder of its STF tests) for every program of the kit that has STF tests."""
+    suites = [(LG_PROGRAM, LG_STF_DIR)]
+    suites += [(REPO / "p4" / f"{name}.p4", REPO / "tests" / f"{name}_stf")
+               for name in ("vertigo", "pabo")]
+    suites += [(solution, solution.parent.parent / "tests")
+               for solution in sorted(REPO.glob("exercises/*/solution/*.p4"))
+               if (solution.parent.parent / "tests").is_dir()]
+    return suites
 
 
 @dataclass
@@ -45,23 +59,42 @@ class Outcome:
                 f"out, {self.values} values compared")
 
 
+@dataclass
+class Target:
+    """One program compiled for both targets."""
+
+    compiled: CompiledProgram
+    info: p4i.P4Info
+    json_path: Path
+    bmv2_info: p4i.P4Info
+
+
 class Differential:
-    """The LG program compiled for both targets, ready to run sequences."""
+    """The kit's programs compiled for both targets (each on first use), ready to run
+    sequences."""
 
-    def __init__(self, work: Path, program: Path = LG_PROGRAM) -> None:
+    def __init__(self, work: Path) -> None:
         self.work = work
-        self.compiled = compile_file(str(program))
-        self.info = build_p4info(self.compiled.ir)
-        self.json_path, self.bmv2_info = compile_bmv2(program, work / "build")
+        self.targets: dict[Path, Target] = {}
 
-    def run(self, name: str, text: str, probes: list[Probe]) -> Outcome:
+    def target(self, program: Path) -> Target:
+        if program not in self.targets:
+            compiled = compile_file(str(program))
+            build = self.work / "build" / str(len(self.targets))
+            self.targets[program] = Target(compiled, build_p4info(compiled.ir),
+                                           *compile_bmv2(program, build))
+        return self.targets[program]
+
+    def run(self, name: str, text: str, probes: list[Probe],
+            program: Path = LG_PROGRAM) -> Outcome:
         """Both targets on one STF text (BMv2 problems count as differences)."""
+        target = self.target(program)
         stmts = parse_stf(text, name)
         outcome = Outcome(name, sum(isinstance(s, PacketStmt) for s in stmts))
-        ours = run_builtin(Pipeline.load(self.compiled), self.info, stmts, probes)
+        ours = run_builtin(Pipeline.load(target.compiled), target.info, stmts, probes)
         try:
-            bmv2 = Bmv2StfRun(self.json_path, self.bmv2_info, self.work / name).run(stmts,
-                                                                                 probes)
+            work = self.work / name.replace("/", "_")
+            bmv2 = Bmv2StfRun(target.json_path, target.bmv2_info, work).run(stmts, probes)
         except Bmv2Error as exc:
             outcome.differences.append(f"BMv2: {exc}")
             return outcome
@@ -70,23 +103,28 @@ class Differential:
         outcome.differences = compare(ours, bmv2)
         return outcome
 
-    def stf_file(self, path: Path) -> Outcome:
-        """An STF test of the LG program (its own reads are compared)."""
-        return self.run(path.stem, path.read_text(), [])
+    def stf_file(self, path: Path, program: Path = LG_PROGRAM) -> Outcome:
+        """An STF test of a program (its own reads are compared)."""
+        name = str(path.relative_to(REPO).with_suffix("")) if path.is_relative_to(REPO) \
+            else path.stem
+        return self.run(name, path.read_text(), [], program)
 
     def random(self, seed: int, packets: int) -> Outcome:
         """A random LG sequence, with the whole per-port state compared at the end."""
-        return self.run(f"random-{seed}", random_lg_stf(seed, packets), lg_probes(self.info))
+        return self.run(f"random-{seed}", random_lg_stf(seed, packets),
+                        lg_probes(self.target(LG_PROGRAM).info))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     cmd = subparsers.add_parser(
-        "diff-bmv2", help="LinkGuardian on the built-in target vs BMv2, packet by packet",
-        description="Run every LG STF test (tests/lg_stf) and random LinkGuardian packet "
-                    "sequences (losses, retransmissions, duplicates, dummies, ACKs, host "
-                    "traffic) on the built-in target and on BMv2 simple_switch, one packet at "
-                    "a time, and compare the packets sent and every register and counter. "
-                    "Needs p4c-bm2-ss, simple_switch and simple_switch_CLI on PATH.")
+        "diff-bmv2", help="the STF tests and random LG sequences on the built-in target vs BMv2",
+        description="Run every STF test of the kit's programs (tests/lg_stf, "
+                    "tests/vertigo_stf, tests/pabo_stf, exercises/*/tests with the solutions) "
+                    "and random LinkGuardian packet sequences (losses, retransmissions, "
+                    "duplicates, dummies, ACKs, host traffic) on the built-in target and on "
+                    "BMv2 simple_switch, one packet at a time, and compare the packets sent "
+                    "and every register and counter. Needs p4c-bm2-ss, simple_switch and "
+                    "simple_switch_CLI on PATH.")
     cmd.add_argument("--random", type=int, default=10, help="random sequences (10)")
     cmd.add_argument("--packets", type=int, default=100, help="packets per sequence (100)")
     cmd.add_argument("--seed", type=int, default=1, help="first seed (1)")
@@ -107,11 +145,13 @@ def run(args: argparse.Namespace) -> int:
         work = Path(args.work) if args.work else Path(tmp)
         try:
             diff = Differential(work)
+            diff.target(LG_PROGRAM)
         except Bmv2Error as exc:
             print(f"lgkit: error: bmv2: {exc}", file=sys.stderr)
             return 1
         outcomes = []
-        jobs = [lambda p=path: diff.stf_file(p) for path in sorted(LG_STF_DIR.glob("*.stf"))]
+        jobs = [lambda p=path, prog=program: diff.stf_file(p, prog)
+                for program, folder in stf_suites() for path in sorted(folder.glob("*.stf"))]
         jobs += [lambda s=seed: diff.random(s, args.packets)
                  for seed in range(args.seed, args.seed + args.random)]
         for job in jobs:

@@ -66,6 +66,9 @@ READS = ("register_read", "counter_read", "check_counter")
 WRITES = ("register_write", "register_reset", "counter_write", "mirroring_add",
           "mirroring_add_mc", "mc_mgrp_create", "mc_node_create", "mc_node_associate",
           "meter_set_rates", "meter_array_set_rates")
+PRIORITY_QUEUES = 8
+"""BMv2 drops a packet whose standard_metadata.priority has no queue; the built-in STF runner
+has no traffic manager and takes every priority, so BMv2 runs with the most queues it has."""
 BMV2_PRIORITY_BASE = 1 << 24
 """BMv2's CLI: the smaller priority wins; P4Runtime's (and our STF runner's): the larger.
 An entry of priority p is given BASE - p."""
@@ -468,9 +471,12 @@ class Bmv2StfRun:
             os.mkfifo(fifo)
         switch = subprocess.Popen(
             ["simple_switch", "--use-files", "0", "--thrift-port", str(self.thrift),
+             # its own notifications socket: another simple_switch on the machine keeps the
+             # default one (/tmp/bmv2-0-notifications.ipc)
+             "--notifications-addr", f"ipc://{self.work.resolve()}/notifications.ipc",
              "--log-file", "bmv2", "--log-flush", "-L", "debug",
              *[arg for port in ports for arg in ("-i", f"{port}@pcap{port}")],
-             str(self.json_path)],
+             str(self.json_path), "--", "--priority-queues", str(PRIORITY_QUEUES)],
             cwd=self.work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             start_new_session=True)
         try:
