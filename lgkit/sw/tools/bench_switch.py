@@ -16,6 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
+from lgkit.sw.tools.bmv2_stf import free_tcp_port
+
 UDP_PORT = 9000
 ETH_IP_UDP_HEADERS = 14 + 20 + 8
 OFFLOADS = ["rx", "tx", "tso", "gso", "gro", "sg"]
@@ -234,45 +238,109 @@ def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str],
     return results
 
 
-def bench_builtin(program: str, seconds: float, repeat: int = 1) -> Results:
-    with HostPair() as pair:
-        addr = f"127.0.0.1:{29000 + os.getpid() % 1000}"
+class BuiltinUnderTest:
+    """`lgkit switch` on the pair's ports, routes set with `lgkit switch-cli`."""
+
+    name = "built-in"
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+        self.addr = ""
+
+    def start(self, pair: HostPair) -> subprocess.Popen[str]:
+        self.addr = f"127.0.0.1:{free_tcp_port()}"
         switch = start_switch([sys.executable, "-m", "lgkit.cli", "switch", "-i",
                                f"1@{pair.sw1}", "-i", f"2@{pair.sw2}", "--grpc-server-addr",
-                               addr, program])
+                               self.addr, self.program])
         try:
-            _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr", addr,
-                 *[x for cmd in pair.entries() for x in ("-c", cmd)])
-            result = measure(pair, seconds, switch, repeat)
-            drops = _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr",
-                         addr, "-c", "show_drops").stdout
-            print("lgkit switch drop counters: " + ", ".join(drops.split("\n")).strip(", "))
-            return result
-        finally:
+            self.cli(pair.entries())
+        except BaseException:
             stop_process(switch)
+            raise
+        return switch
+
+    def cli(self, commands: list[str]) -> str:
+        return _run(sys.executable, "-m", "lgkit.cli", "switch-cli", "--grpc-server-addr",
+                    self.addr, *[x for cmd in commands for x in ("-c", cmd)]).stdout
+
+    def note(self) -> str:
+        drops = self.cli(["show_drops"])
+        return "drop counters: " + ", ".join(drops.split("\n")).strip(", ")
 
 
-def bench_bmv2(program: str, seconds: float, repeat: int = 1) -> Results | str:
-    """BMv2 simple_switch with p4c-bm2-ss and simple_switch_CLI, or why it cannot run."""
-    tools = ["simple_switch", "simple_switch_CLI", "p4c-bm2-ss"]
-    missing = [t for t in tools if not shutil.which(t)]
-    if missing:
-        return "not installed (" + ", ".join(missing) + " missing)"
-    with tempfile.TemporaryDirectory() as tmp, HostPair() as pair:
-        bmv2_json = str(Path(tmp) / "prog.json")
-        _run("p4c-bm2-ss", "-o", bmv2_json, program)
-        thrift = str(22000 + os.getpid() % 1000)
-        switch = subprocess.Popen(["simple_switch", "-i", f"1@{pair.sw1}", "-i",
-                                   f"2@{pair.sw2}", "--thrift-port", thrift, bmv2_json],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+class Bmv2UnderTest:
+    """BMv2 (simple_switch_grpc, else simple_switch) with p4c-bm2-ss's JSON of the same
+    program, routes set with simple_switch_CLI."""
+
+    name = "BMv2"
+    TOOLS = ("p4c-bm2-ss", "simple_switch_CLI")
+
+    def __init__(self, program: str, work: str) -> None:
+        self.binary = shutil.which("simple_switch_grpc") or shutil.which("simple_switch")
+        self.work = Path(work)
+        self.json = str(self.work / "program.json")
+        self.program = program
+        self.thrift = ""
+
+    def missing(self) -> list[str]:
+        missing = [t for t in self.TOOLS if not shutil.which(t)]
+        return missing + ([] if self.binary else ["simple_switch_grpc"])
+
+    def command(self, pair: HostPair) -> list[str]:
+        """Its own Thrift port and notifications socket (other BMv2s may run on the machine),
+        its gRPC server (simple_switch_grpc) on localhost only."""
+        self.thrift = str(free_tcp_port())
+        cmd = [str(self.binary), "-i", f"1@{pair.sw1}", "-i", f"2@{pair.sw2}",
+               "--thrift-port", self.thrift,
+               "--notifications-addr", f"ipc://{self.work.resolve()}/notifications.ipc",
+               self.json]
+        if Path(str(self.binary)).name == "simple_switch_grpc":
+            cmd += ["--", "--grpc-server-addr", f"127.0.0.1:{free_tcp_port()}"]
+        return cmd
+
+    def start(self, pair: HostPair) -> subprocess.Popen[str]:
+        if not Path(self.json).exists():
+            _run("p4c-bm2-ss", "-o", self.json, self.program, timeout=300)
+        switch = subprocess.Popen(self.command(pair), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, text=True)
         try:
-            time.sleep(2.0)
-            subprocess.run(["simple_switch_CLI", "--thrift-port", thrift],
-                           input="\n".join(pair.entries()) + "\n", text=True,
-                           capture_output=True, check=True)
-            return measure(pair, seconds, switch, repeat)
-        finally:
+            deadline = time.monotonic() + 30
+            while True:
+                done = subprocess.run(["simple_switch_CLI", "--thrift-port", self.thrift],
+                                      input="\n".join(pair.entries()) + "\n", text=True,
+                                      capture_output=True, check=False)
+                if done.returncode == 0 and "Could not connect" not in done.stdout:
+                    return switch
+                if switch.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"BMv2 did not start: {done.stdout[-300:]}")
+                time.sleep(0.5)
+        except BaseException:
             stop_process(switch)
+            raise
+
+    def note(self) -> str:
+        return Path(str(self.binary)).name
+
+
+def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds: float,
+                       repeat: int) -> dict[str, Results]:
+    """Every switch on the same host pair, alternating: switch A, switch B, A, B, ... (one
+    measure() each), so both see the same machine load."""
+    results: dict[str, Results] = {}
+    with HostPair() as pair:
+        for _ in tqdm(range(repeat), desc="runs", unit="round", leave=False):
+            for sut in switches:
+                switch = sut.start(pair)
+                try:
+                    one = measure(pair, seconds, switch)
+                    note = sut.note()
+                finally:
+                    stop_process(switch)
+                merged = results.setdefault(sut.name, {k: [] for k in one})
+                for key, values in one.items():
+                    merged[key] += values
+                print(f"  {sut.name}: {_summary(one)}; {note}", flush=True)
+    return results
 
 
 def bench_virtual_time(program: str, seconds: float, pps: float) -> dict[str, float]:
@@ -323,25 +391,48 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _fmt(values: list[float | None], unit: str) -> str:
-    """One value, or min/median/max of several."""
-    known = sorted(v for v in values if v is not None)
+MEASURES = (("tcp_mbps", "TCP Mb/s"), ("udp1400_rx_pps", "UDP 1400 B pps received"),
+            ("udp64_rx_pps", "UDP 64 B pps received"), ("udp1400_tx_pps", "UDP 1400 B pps sent"),
+            ("udp64_tx_pps", "UDP 64 B pps sent"))
+
+
+def _known(values: list[float | None]) -> list[float]:
+    return sorted(v for v in values if v is not None)
+
+
+def _fmt(values: list[float | None]) -> str:
+    """min / median / max (or the one value)."""
+    known = _known(values)
     if not known:
         return "n/a"
     if len(known) == 1:
-        return f"{known[0]:,.0f} {unit}"
-    return f"{known[0]:,.0f} / {statistics.median(known):,.0f} / {known[-1]:,.0f} {unit}"
+        return f"{known[0]:,.0f}"
+    return f"{known[0]:,.0f} / {statistics.median(known):,.0f} / {known[-1]:,.0f}"
 
 
-def _print_results(name: str, r: Results | str) -> None:
-    if isinstance(r, str):
-        print(f"{name}: {r}")
-        return
-    print(f"{name}: TCP {_fmt(r['tcp_mbps'], 'Mb/s')}; "
-          f"UDP 1400 B {_fmt(r['udp1400_rx_pps'], 'pps')} received "
-          f"(sent {_fmt(r['udp1400_tx_pps'], 'pps')}); "
-          f"UDP 64 B {_fmt(r['udp64_rx_pps'], 'pps')} received "
-          f"(sent {_fmt(r['udp64_tx_pps'], 'pps')})")
+def _summary(r: Results) -> str:
+    return "; ".join(f"{label} {_fmt(r[key])}" for key, label in MEASURES[:3])
+
+
+def side_by_side_table(results: dict[str, Results]) -> str:
+    """One row per measure: each switch's min / median / max, and the ratio of the medians
+    (built-in / BMv2)."""
+    names = list(results)
+    head = ["measure", *[f"{n} min / median / max" for n in names]]
+    if len(names) == 2:
+        head.append(f"{names[0]} / {names[1]} (medians)")
+    rows = [head]
+    for key, label in MEASURES:
+        row = [label, *[_fmt(results[n][key]) for n in names]]
+        if len(names) == 2:
+            a, b = (_known(results[n][key]) for n in names)
+            ratio = statistics.median(a) / statistics.median(b) if a and b and \
+                statistics.median(b) else None
+            row.append(f"{ratio:.2f}x" if ratio is not None else "n/a")
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in rows)
 
 
 def _load() -> str:
@@ -357,12 +448,20 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1) -> int:
         return 1
     signal.signal(signal.SIGTERM, _interrupt)  # clean up on SIGTERM as on Ctrl-C
     try:
-        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
-        print(f"{when} UTC, {os.cpu_count()} cores, {_load()}; "
-              f"{seconds:g} s runs, {repeat} per switch"
-              + ("; figures are min / median / max" if repeat > 1 else ""))
-        _print_results("lgkit switch", bench_builtin(program, seconds, repeat))
-        _print_results("bmv2", bench_bmv2(program, seconds, repeat))
+        with tempfile.TemporaryDirectory() as tmp:
+            switches: list[BuiltinUnderTest | Bmv2UnderTest] = [BuiltinUnderTest(program)]
+            bmv2 = Bmv2UnderTest(program, tmp)
+            if bmv2.missing():
+                print(f"BMv2: not installed ({', '.join(bmv2.missing())} missing): "
+                      "the built-in switch alone")
+            else:
+                switches.append(bmv2)
+            when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+            print(f"{when} UTC, {os.cpu_count()} cores, {_load()}; {Path(program).name}; "
+                  f"{seconds:g} s runs, {repeat} round(s) of "
+                  f"{' then '.join(s.name for s in switches)} on the same two hosts")
+            results = bench_side_by_side(switches, seconds, repeat)
+        print(side_by_side_table(results))
         for pps in (8e6, 1e4):
             v = bench_virtual_time(program, seconds, pps)
             print(f"virtual time, 2 switches, {pps:,.0f} pps offered: "
@@ -379,14 +478,16 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1) -> int:
 def register(subparsers: Any) -> None:
     bench = subparsers.add_parser(
         "bench-switch", help="forwarding benchmark: built-in switch vs BMv2 between two hosts",
-        description="Create two namespaced hosts on veths, forward through `lgkit switch` "
-                    "running p4/basic.p4 (and BMv2 simple_switch when installed), and print "
-                    "TCP Mb/s, UDP packets/s at 1400 B and 64 B, and virtual-time events/s.")
+        description="Create two namespaced hosts on veths and forward between them through "
+                    "`lgkit switch` and, when installed, BMv2 (simple_switch_grpc) running the "
+                    "same program (p4/basic.p4), in alternating runs; print TCP Mb/s and UDP "
+                    "packets/s at 1400 B and 64 B side by side (min / median / max and the "
+                    "ratio of the medians), and virtual-time events/s.")
     bench.add_argument("--program", default=None,
                        help="the basic IPv4 program (default: p4/basic.p4 of this checkout)")
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each run")
-    bench.add_argument("--repeat", type=int, default=1,
-                       help="measure each switch N times and print min/median/max (1)")
+    bench.add_argument("--repeat", type=int, default=3,
+                       help="rounds: each switch is measured N times, alternating (3)")
     bench.add_argument("--quick", action="store_true", help="1 s runs, for a smoke test")
     bench.set_defaults(func=_run_bench)
 
