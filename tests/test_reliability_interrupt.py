@@ -25,6 +25,7 @@ def test_an_interrupted_run_leaves_nothing(tmp_path, target, flow_s, action, at_
     with network_lock():
         assert_machine_clean()
     outcome = interrupt_run(0, action, at_s, tmp_path, target, flow_s, random.Random(1))
+    assert outcome.delivered, "the run ended before its signal"
     assert outcome.status == "incomplete", (tmp_path / "run0.log").read_text()
     assert outcome.needed_clean == needs_clean
     assert not any(outcome.left.values()), outcome.left

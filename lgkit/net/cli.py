@@ -35,11 +35,14 @@ def register(subparsers: Any) -> None:
 
     chaos = subparsers.add_parser(
         "interrupt-test", help="kill runs at random moments with random signals; check cleanup",
-        description="Start `lgkit run` RUNS times and interrupt each at a random moment with a "
-                    "random action (Ctrl-C once, three times or in a burst, SIGTERM, SIGKILL of "
-                    "the runner and/or its watchdog); then check that nothing of the kit is "
-                    "left after at most one `lgkit clean` and that every run ended complete or "
-                    "incomplete. Prints one row per run. Needs root; takes ~30 s per run.")
+        description="Start `lgkit run` once uninterrupted (it must end complete and clean; "
+                    "its length bounds the random moments), then RUNS times, interrupting each "
+                    "at a random moment of its life with a random action (Ctrl-C once, three "
+                    "times or in a burst, SIGTERM, SIGKILL of the runner and/or its watchdog); "
+                    "then check that nothing of the kit is left after at most one `lgkit "
+                    "clean` and that every run ended complete or incomplete. Prints one row per "
+                    "run (an action in parentheses came after its run had ended). Needs root; "
+                    "takes ~20-30 s per run.")
     chaos.add_argument("--runs", type=int, default=20, help="how many runs to kill (20)")
     chaos.add_argument("--seed", type=int, default=1, help="random seed (1)")
     chaos.add_argument("--target", choices=TARGETS, default="builtin",
@@ -103,7 +106,7 @@ def _interrupt_test(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from lgkit.net.lifecycle.interrupt import format_outcomes, interrupt_runs
+    from lgkit.net.lifecycle.interrupt import calibrate, format_outcomes, interrupt_runs
 
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="lgkit-interrupt-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -115,8 +118,15 @@ def _interrupt_test(args: argparse.Namespace) -> int:
               f"{outcome.status}{', needed lgkit clean' if outcome.needed_clean else ''}"
               f"{'' if outcome.ok else ', LEFT SOMETHING'}", flush=True)
 
+    first, length = calibrate(workdir, args.target, args.seconds)
+    print(f"  uninterrupted run: {first.status} in {length:.1f} s"
+          f"{'' if first.ok else ', LEFT SOMETHING'}", flush=True)
+    if first.status != "complete" or not first.ok:
+        print("lgkit: error: the uninterrupted run did not end complete and clean; see "
+              f"{workdir / 'run-1.log'}", file=sys.stderr)
+        return 1
     outcomes = interrupt_runs(args.runs, args.seed, args.target, args.seconds, workdir,
-                              progress)
+                              0.9 * length, progress)
     print(format_outcomes(outcomes))
     return 0 if all(o.ok for o in outcomes) else 1
 

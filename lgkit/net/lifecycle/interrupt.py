@@ -4,7 +4,9 @@ nothing behind after at most one `lgkit clean`, and every run must end complete 
 Each run is `lgkit run` of a short scenario in its own session; a "Ctrl-C" is SIGINT to that
 session's process group, as a terminal sends it. The actions: SIGINT once, SIGINT three times
 0.3 s apart, SIGINT a random number of times at random gaps, SIGTERM, SIGKILL of the runner,
-of its watchdog then the runner, or of both at once.
+of its watchdog then the runner, or of both at once. A first run goes uninterrupted: it must
+end complete and clean, and its length bounds the random moments of the others, so that each
+signal lands while its run is alive.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class Outcome:
     status: str
     "The run's final metadata status ('none' if it was killed before its folder existed)."
     needed_clean: bool
+    delivered: bool
+    "Whether the run was still alive when the action came (else it had already ended)."
     left: dict[str, list] = field(default_factory=dict)
     "What was still there after the one `lgkit clean` (empty when all is well)."
 
@@ -127,7 +131,8 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True)
     time.sleep(at_s)
-    if proc.poll() is None:
+    delivered = action != "none" and proc.poll() is None
+    if delivered:
         _interrupt(proc, action, rng)
     try:
         exit_code: int | None = proc.wait(SELF_CLEAN_S + 60)
@@ -141,14 +146,22 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
         left = leftovers()
     run_dir = _results_folder(log)
     status = read_metadata(run_dir).get("status", "?") if run_dir else "none"
-    return Outcome(action, at_s, exit_code, status, needed_clean, left)
+    return Outcome(action, at_s, exit_code, status, needed_clean, delivered, left)
+
+
+def calibrate(workdir: Path, target: str, seconds: float) -> tuple[Outcome, float]:
+    """One uninterrupted run: its outcome and its length in seconds."""
+    start = time.monotonic()
+    outcome = interrupt_run(-1, "none", 0.0, workdir, target, seconds, random.Random(0))
+    return outcome, time.monotonic() - start
 
 
 def interrupt_runs(runs: int, seed: int, target: str, seconds: float, workdir: Path,
-                   progress: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
-    """`runs` runs, each interrupted by a random action at a random moment of its life."""
+                   span: float, progress: Callable[[int, Outcome], None] | None = None
+                   ) -> list[Outcome]:
+    """`runs` runs, each interrupted by a random action at a random moment in 0.5..`span` s
+    after its start (`span`: a little less than an uninterrupted run lasts)."""
     rng = random.Random(seed)
-    span = seconds + (40.0 if target != "lxbr" else 15.0)  # set-up, the flows, teardown
     outcomes = []
     for index in range(runs):
         action = ACTIONS[index % len(ACTIONS)] if index < len(ACTIONS) else rng.choice(ACTIONS)
@@ -166,10 +179,13 @@ def format_outcomes(outcomes: list[Outcome]) -> str:
              "-" * 64]
     for i, o in enumerate(outcomes):
         left = ", ".join(f"{k}: {len(v)}" for k, v in o.left.items() if v) or "nothing"
-        lines.append(f"{i:>3} {o.action:<20}{o.at_s:>6.1f}s {o.exit_code!s:>5} {o.status:<11}"
+        action = o.action if o.delivered else f"({o.action})"
+        lines.append(f"{i:>3} {action:<20}{o.at_s:>6.1f}s {o.exit_code!s:>5} {o.status:<11}"
                      f"{'yes' if o.needed_clean else 'no':<7}{left}")
     bad = [o for o in outcomes if not o.ok]
-    lines.append(f"{len(outcomes)} runs killed; {sum(o.needed_clean for o in outcomes)} needed "
+    late = sum(not o.delivered for o in outcomes)
+    lines.append(f"{len(outcomes) - late} runs interrupted while alive, {late} ended before "
+                 f"their signal; {sum(o.needed_clean for o in outcomes)} needed "
                  f"`lgkit clean` (expected only when the watchdog was killed too); "
                  f"{len(bad)} left something behind or ended without a final status")
     return "\n".join(lines)
