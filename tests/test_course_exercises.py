@@ -1,6 +1,13 @@
 """The LinkGuardian exercises: generated files current, skeletons fail and solutions pass their
 STF tests, and `lgkit exercise check` (STF + Mininet) passes the solutions on the built-in target
-and on BMv2 where installed, and fails the skeletons."""
+and on BMv2 where installed, and fails the skeletons.
+
+The Mininet checks of exercises 1 (seqno: loss events and notifications) and 5 (control: the
+complete program of exercise 4, so retransmission, in-order delivery and the dummy too, and the
+controller) cover every behaviour a check looks at; exercises 2-4's programs are subsets of 5's
+and pass their STF tests here. LGKIT_COURSE_FULL=1 runs all five Mininet checks on the built-in
+target (`lgkit exercise check all --solution` does the same), LGKIT_COURSE_BMV2=1 all five on
+BMv2."""
 
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ from lgkit.course.toolchain import target_env
 
 LGKIT = Path(sys.executable).parent / "lgkit"
 STF_EXERCISES = [folder for number, folder in FOLDERS.items() if number < 5]
+CI_MININET = ("seqno", "control")
 needs_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mn") is None,
                                 reason="the Mininet check needs root and Mininet")
 
@@ -39,17 +47,10 @@ def test_stf_solution_passes_and_skeleton_fails(folder):
     assert failed and all(r.hint for r in failed)
 
 
-def test_controller_functions(tmp_path):
-    make_tutorial_env()
-    env = target_env("builtin")
-    for name, source, ok in [("solution", EXERCISES_DIR / "control" / "solution", True),
-                             ("skeleton", EXERCISES_DIR / "control", False)]:
-        work = tmp_path / name / "control"
-        work.mkdir(parents=True)
-        shutil.copytree(EXERCISES_DIR / "utils", tmp_path / name / "utils")
-        shutil.copy(source / exercise.CONTROLLER, work)
-        results = exercise.controller_results(work, env)
-        assert all(r.passed for r in results) is ok, [(r.name, r.detail) for r in results]
+def test_controller_functions():
+    for solution in (True, False):
+        results = exercise.controller_check(EXERCISES_DIR / "control", solution)
+        assert all(r.passed for r in results) is solution, [(r.name, r.detail) for r in results]
 
 
 def test_unknown_exercise_is_one_line_error():
@@ -68,6 +69,9 @@ def check(folder: str, *options: str) -> subprocess.CompletedProcess:
 @pytest.mark.root
 @pytest.mark.parametrize("folder", list(FOLDERS.values()))
 def test_check_passes_the_solution_on_the_builtin_target(folder):
+    if folder not in CI_MININET and os.environ.get("LGKIT_COURSE_FULL") != "1":
+        pytest.skip(f"exercise {folder}'s behaviours are checked in Mininet with control's "
+                    "program: LGKIT_COURSE_FULL=1 runs its own check")
     make_tutorial_env()
     done = check(folder, "--solution")
     print(done.stdout)
@@ -75,12 +79,10 @@ def test_check_passes_the_solution_on_the_builtin_target(folder):
     assert " 0 failed" in done.stdout and "PASS probes arrive at h2" in done.stdout
 
 
-@needs_root
-@pytest.mark.root
 @pytest.mark.parametrize("folder", list(FOLDERS.values()))
 def test_check_fails_the_skeleton(folder):
     make_tutorial_env()
-    done = check(folder, *(("--no-mininet",) if folder != "control" else ()))
+    done = check(folder, "--no-mininet")
     assert done.returncode == 1
     assert "FAIL " in done.stdout and "hint: " in done.stdout
 

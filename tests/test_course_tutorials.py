@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from course_support import SHIMS, TUTORIALS, kit_env, make_tutorial_env
 
+from lgkit.course.exercise import wait_for
+
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="Mininet exercises need root"),
@@ -50,6 +52,13 @@ def run_exercise(exercises: Path, name: str, env: dict[str, str], commands: list
     return output
 
 
+def receive(host: str, out: Path, options: str) -> list[str]:
+    """Mininet CLI lines: `host` records packets into `out` in the background; wait until it
+    listens."""
+    return [f"{host} python3 ../utils/packets.py receive {out} --ready {out}.ready {options} &",
+            wait_for(Path(f"{out}.ready"))]
+
+
 def received(output: str) -> int:
     match = re.search(r"(\d+) received", output)
     assert match, output
@@ -73,8 +82,7 @@ def test_basic_with_simple_switch_cli(exercises, env):
 def test_basic_tunnel(exercises, env):
     out = exercises / "basic_tunnel" / "h2.txt"
     run_exercise(exercises, "basic_tunnel", env, [
-        f"h2 python3 ../utils/packets.py receive {out} --expect 2 --seconds 30 &",
-        "sh sleep 3",
+        *receive("h2", out, "--expect 2 --seconds 30"),
         "h1 python3 ../utils/packets.py send 10.0.2.2 routed",
         "h1 python3 ../utils/packets.py send 10.0.3.3 tunnelled --tunnel 2",
         "h2 wait",
@@ -88,11 +96,12 @@ def test_basic_tunnel(exercises, env):
 def test_ecn_marks_behind_a_slow_link(exercises, env):
     out = exercises / "ecn" / "h2.txt"
     run_exercise(exercises, "ecn", env, [
-        f"h2 python3 ../utils/packets.py receive {out} --seconds 20 &",
-        "sh sleep 3",
+        *receive("h2", out, f"--seconds 60 --stop-file {out}.stop --idle 2"),
         "h1 python3 ../utils/packets.py send 10.0.2.2 probe --tos 1 --count 40 --interval 0.25 &",
         "sh sleep 2",
         "h11 python3 ../utils/packets.py send 10.0.2.22 flood --count 300 --size 1000",
+        "h1 wait",
+        f"sh touch {out}.stop",
         "h2 wait",
     ])
     tos = [line.split()[1] for line in out.read_text().splitlines() if "msg=probe" in line]
@@ -104,8 +113,7 @@ def test_ecn_marks_behind_a_slow_link(exercises, env):
 def test_multicast_floods_broadcasts(exercises, env):
     out = exercises / "multicast" / "h3.txt"
     output = run_exercise(exercises, "multicast", env, [
-        f"h3 python3 ../utils/packets.py receive {out} --expect 1 --seconds 30 &",
-        "sh sleep 3",
+        *receive("h3", out, "--expect 1 --seconds 30"),
         "h1 ping -c 2 -W 3 10.0.0.2",
         "h3 wait",
     ])

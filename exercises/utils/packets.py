@@ -3,12 +3,17 @@
 
 send:    packets.py send DST_IP MESSAGE [--tunnel DST_ID] [--tos N] [--count N] [--interval S]
                 [--size BYTES] [--numbered]  (--numbered: MESSAGE#0, MESSAGE#1, ...)
-receive: packets.py receive OUT_FILE [--seconds S] [--expect N]  (one line per UDP or tunnel
-         packet and ARP request: "arp who-has IP", "udp tos=0xN dst=IP msg=...",
-         "tunnel dst_id=N udp ..."); stops after N lines or S seconds
+receive: packets.py receive OUT_FILE [--seconds S] [--expect N] [--ready FILE]
+                [--stop-file FILE [--idle S]]
+         one line per UDP or tunnel packet and ARP request ("arp who-has IP",
+         "udp tos=0xN dst=IP msg=...", "tunnel dst_id=N udp ..."); writes the --ready file once
+         it listens; stops after N lines, after S seconds, or once the --stop-file exists (the
+         senders are done) and no packet came for --idle seconds
 """
 
 import argparse
+import os
+import pathlib
 import socket
 import time
 
@@ -16,6 +21,7 @@ from scapy.all import (
     ARP,
     IP,
     UDP,
+    AsyncSniffer,
     Ether,
     Packet,
     Raw,
@@ -23,8 +29,8 @@ from scapy.all import (
     bind_layers,
     get_if_hwaddr,
     sendp,
-    sniff,
 )
+from scapy.error import Scapy_Exception
 
 PORT = 4321
 
@@ -66,17 +72,37 @@ def describe(pkt):
 
 
 def receive(args):
-    seen = []
+    seen, last = [], [time.monotonic()]
 
     with open(args.out, "w", buffering=1) as out:
         def record(pkt):
             line = describe(pkt)
             if line:
                 seen.append(line)
+                last[0] = time.monotonic()
                 out.write(line + "\n")
 
-        sniff(iface="eth0", prn=record, timeout=args.seconds, store=False,
-              stop_filter=lambda _: args.expect is not None and len(seen) >= args.expect)
+        def ready():
+            if args.ready:
+                pathlib.Path(args.ready).write_text("listening\n")
+
+        sniffer = AsyncSniffer(iface="eth0", prn=record, store=False, started_callback=ready,
+                               stop_filter=lambda _: args.expect is not None
+                               and len(seen) >= args.expect)
+        sniffer.start()
+        deadline = time.monotonic() + args.seconds
+        noticed = None  # when the stop file was first seen
+        while sniffer.thread.is_alive() and time.monotonic() < deadline:
+            if noticed is None and args.stop_file and os.path.exists(args.stop_file):
+                noticed = time.monotonic()
+            if noticed is not None and time.monotonic() - max(noticed, last[0]) > args.idle:
+                break
+            time.sleep(0.05)
+        try:
+            sniffer.stop(join=False)
+        except Scapy_Exception:
+            pass  # it stopped by itself (--expect)
+        sniffer.join()
 
 
 def main():
@@ -95,6 +121,10 @@ def main():
     r.add_argument("out")
     r.add_argument("--seconds", type=float, default=10)
     r.add_argument("--expect", type=int, default=None)
+    r.add_argument("--ready", default=None, help="write this file once listening")
+    r.add_argument("--stop-file", default=None,
+                   help="once this file exists, stop after --idle seconds without a packet")
+    r.add_argument("--idle", type=float, default=2.0)
     args = parser.parse_args()
     send(args) if args.command == "send" else receive(args)
 

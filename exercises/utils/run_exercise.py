@@ -80,6 +80,9 @@ class P4Switch(Switch):
         return words + (["--"] + target if target else [])
 
     def start(self, controllers):
+        for intf in self.intfs.values():  # no IPv6 chatter from the kernel on the switch's ports
+            if intf.name != "lo":
+                self.cmd(f"sysctl -q -w net.ipv6.conf.{intf.name}.disable_ipv6=1")
         command = " ".join(self.command())
         print(command)
         self.process_id = int(self.cmd(f"{command} > {self.log_file} 2>&1 & echo $!").split()[-1])

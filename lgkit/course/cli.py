@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = ex.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="the exercises and what each teaches")
     check = actions.add_parser("check", help="check an exercise (your program, or --solution)")
-    check.add_argument("name", help="exercise name or number (e.g. seqno or 1)")
+    check.add_argument("name", help="exercise name or number (e.g. seqno or 1), or all")
     check.add_argument("--target", choices=["builtin", "bmv2"], default="builtin",
                        help="the switch of the Mininet check (default: builtin)")
     check.add_argument("--solution", action="store_true", help="check solution/ instead")
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_exercise(args: argparse.Namespace) -> int:
-    from lgkit.course.exercise import check
+    from lgkit.course.exercise import check, check_all
     from lgkit.course.generate import EXERCISES_DIR, FOLDERS
 
     if args.action == "list":
@@ -38,6 +38,8 @@ def run_exercise(args: argparse.Namespace) -> int:
             title = readme.read_text().splitlines()[0].lstrip("# ") if readme.exists() else ""
             print(f"{number} {folder:9} {title}")
         return 0
+    if args.name == "all":
+        return check_all(args.target, args.solution, not args.no_mininet)
     try:
         return check(args.name, args.target, args.solution, not args.no_mininet)
     except ValueError as exc:

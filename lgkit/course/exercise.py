@@ -14,6 +14,8 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +25,9 @@ from lgkit.course.toolchain import REPO, target_env
 NUMBERS = {folder: number for number, folder in FOLDERS.items()}
 CONTROLLER = "lgcontrol.py"
 PROBES, PROBE_INTERVAL_S = 200, 0.02
+IDLE_S = 3          # h2 stops this long after its last probe once h1 is done (> the ackNo timeout)
+RECEIVE_LIMIT_S = 240
+SETTLE_S = 0.5      # a switch is quiet when its counters stay the same this long
 P4INFO = "build/lglite.p4.p4info.txtpb"
 SWITCHES = {"s1": ("127.0.0.1:50051", 0), "s2": ("127.0.0.1:50052", 1)}
 STAT = {"revealed": 0, "received": 1, "loss_events": 2, "notified": 3, "retx": 4,
@@ -123,24 +128,40 @@ def controller_results(workdir: Path, env: dict[str, str]) -> list[Result]:
 # ---------------------------------------------------------------------------- Mininet
 
 
+def wait_for(path: Path, seconds: int = 60) -> str:
+    """A Mininet CLI line that waits until `path` exists (at most `seconds`)."""
+    return f"sh for i in $(seq {seconds * 10}); do [ -e {path} ] && break; sleep 0.1; done"
+
+
+def read_counters(name: str, *counters: str) -> str:
+    """A Mininet CLI line printing a switch's counters once they stopped changing."""
+    address, device = SWITCHES[name]
+    return (f"sh python3 ../utils/read_counters.py --settle {SETTLE_S} {name} {address} "
+            f"{device} {P4INFO} {' '.join(counters)}")
+
+
 def mininet_commands(number: int, out: Path) -> list[str]:
     """The Mininet CLI script: probes h1 -> h2 (for exercise 5, first a measurement run and the
-    student's controller), then every switch's counters."""
+    student's controller once both switches are quiet), then every switch's counters. h2
+    listens before h1 sends and stops once h1 is done and nothing came for IDLE_S."""
+    ready, stop = out.with_suffix(".ready"), out.with_suffix(".stop")
     commands = []
     if number == 5:
         commands += [f"h1 python3 ../utils/packets.py send 10.0.0.2 measure --count {PROBES * 2}"
                      " --interval 0.002",
-                     "sh sleep 1",
+                     read_counters("s1", "MyEgress.lg_sent"),
+                     read_counters("s2", "MyIngress.lg_stats"),
                      f"sh python3 {CONTROLLER} --target-loss 1e-6"]
     commands += [f"h2 python3 ../utils/packets.py receive {out} --expect {PROBES} "
-                 f"--seconds {PROBES * PROBE_INTERVAL_S * 3 + 10:.0f} &",
-                 "sh sleep 3",
+                 f"--ready {ready} --stop-file {stop} --idle {IDLE_S} "
+                 f"--seconds {RECEIVE_LIMIT_S} &",
+                 wait_for(ready),
                  f"h1 python3 ../utils/packets.py send 10.0.0.2 probe --count {PROBES} "
                  f"--interval {PROBE_INTERVAL_S} --numbered",
+                 f"sh touch {stop}",
                  "h2 wait"]
-    for name, (address, device) in SWITCHES.items():
-        commands.append(f"sh python3 ../utils/read_counters.py {name} {address} {device} "
-                        f"{P4INFO} MyIngress.lg_stats MyEgress.lg_sent")
+    commands += [read_counters(name, "MyIngress.lg_stats", "MyEgress.lg_sent")
+                 for name in SWITCHES]
     return commands
 
 
@@ -239,12 +260,9 @@ def controller_run_results(output: str) -> list[Result]:
                    "activate(): the multicast group with N replicas, then configure()")]
 
 
-def mininet_check(directory: Path, number: int, target: str, solution: bool) -> list[Result]:
-    env = target_env(target)
-    if os.geteuid() != 0:
-        return [Result("mininet", False, "skipped: the Mininet check needs root")]
-    subprocess.run(["bash", str(REPO / "scripts" / "tutorial-env.sh")], check=True,
-                   capture_output=True, timeout=600)
+@contextmanager
+def workspace(directory: Path, solution: bool) -> Iterator[Path]:
+    """A temporary copy of the exercise (with solution/ over it) next to a copy of utils/."""
     with tempfile.TemporaryDirectory(prefix="lgkit-exercise-") as tmp:
         work = Path(tmp) / directory.name
         shutil.copytree(EXERCISES_DIR / "utils", Path(tmp) / "utils")
@@ -253,15 +271,32 @@ def mininet_check(directory: Path, number: int, target: str, solution: bool) -> 
         if solution:
             for file in (directory / "solution").iterdir():
                 shutil.copy(file, work / file.name)
-        results = controller_results(work, env) if number == 5 else []
-        if not all(r.passed for r in results):
-            return [*results, Result("mininet", False, "not run: fix the failures above first")]
+        yield work
+
+
+def make_tutorial_env() -> None:
+    subprocess.run(["bash", str(REPO / "scripts" / "tutorial-env.sh")], check=True,
+                   capture_output=True, timeout=600)
+
+
+def controller_check(directory: Path, solution: bool) -> list[Result]:
+    """Exercise 5's unit checks: the controller's functions in the tutorial environment."""
+    make_tutorial_env()
+    with workspace(directory, solution) as work:
+        return controller_results(work, target_env("builtin"))
+
+
+def mininet_check(directory: Path, number: int, target: str, solution: bool) -> list[Result]:
+    env = target_env(target)
+    if os.geteuid() != 0:
+        return [Result("mininet", False, "skipped: the Mininet check needs root")]
+    make_tutorial_env()
+    with workspace(directory, solution) as work:
         out = work / "h2.txt"
         output = run_network(work, env, mininet_commands(number, out))
         received = [int(m) for m in re.findall(r"msg=probe#(\d+)", out.read_text())] \
             if out.exists() else []
-        if number == 5:
-            results += controller_run_results(output)
+        results = controller_run_results(output) if number == 5 else []
         return results + mininet_results(min(number, 4), output, received)
 
 
@@ -275,7 +310,8 @@ def check(name: str, target: str = "builtin", solution: bool = False,
     number = NUMBERS[directory.name]
     program = directory / ("solution" if solution else "") / PROGRAM
     print(f"exercise {number} ({directory.name}): {program.relative_to(REPO)}")
-    results = stf_results(directory, program) if number < 5 else []
+    results = stf_results(directory, program) if number < 5 else \
+        controller_check(directory, solution)
     if mininet and all(r.passed for r in results):
         print(f"Mininet check on the {target} target (a minute) ...", flush=True)
         try:
@@ -295,3 +331,14 @@ def check(name: str, target: str = "builtin", solution: bool = False,
     passed = sum(r.passed for r in results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1
+
+
+def check_all(target: str = "builtin", solution: bool = False, mininet: bool = True) -> int:
+    """`check` for every exercise in turn, then one summary line each; 0 if all passed."""
+    outcomes = {}
+    for folder in FOLDERS.values():
+        outcomes[folder] = check(folder, target, solution, mininet)
+        print()
+    for number, folder in FOLDERS.items():
+        print(f"{'PASS' if outcomes[folder] == 0 else 'FAIL'} exercise {number} ({folder})")
+    return 0 if not any(outcomes.values()) else 1
