@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv-tutorial: Python for P4Runtime helper libraries (protobuf 3.20, the `p4` package
 # with p4.tmp.p4config_pb2, scapy, Mininet), and .venv-tutorial/env.sh, which puts it first on
-# PATH and the kit's BMv2-named shims (.venv/bmv2-shims/bin) last, so a real BMv2/p4c on PATH
-# wins. Idempotent; never touches .venv. Run `make setup` first (it makes the shims).
+# PATH, then the PATH it found, the kit's .venv/bin (lgkit) and the BMv2-named shims
+# (.venv/bmv2-shims/bin) last, so a real BMv2/p4c on PATH wins. Idempotent; never touches .venv.
+# Run `make setup` first (it makes the shims).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${TUTORIAL_VENV:-$ROOT/.venv-tutorial}"
@@ -10,7 +11,7 @@ REQS="$ROOT/scripts/tutorial-requirements.txt"
 STAMP="$VENV/.lgkit-tutorial.sha256"
 PYTHON=/usr/bin/python3
 
-want="$(cat "$REQS" "$ROOT/lgkit/course/p4config_pb2.py" | sha256sum | cut -d' ' -f1)"
+want="$(cat "$REQS" "$ROOT/lgkit/course/p4config_pb2.py" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" && -x "$VENV/bin/python" ]]; then
     echo "tutorial-env: $VENV is ready (source $VENV/env.sh)"
     exit 0
@@ -26,8 +27,8 @@ if [[ ! -e "$site/mininet/__init__.py" ]]; then
     ln -sfn "$target" "$site/mininet"
 fi
 cat > "$VENV/env.sh" <<ENV
-# source this file: tutorial Python first; real BMv2/p4c wherever PATH has them; the kit's shims last
-export PATH="$VENV/bin:\${PATH}:$ROOT/.venv/bmv2-shims/bin"
+# source this file: tutorial Python first; real BMv2/p4c wherever PATH has them; lgkit; the kit's shims last
+export PATH="$VENV/bin:\${PATH}:$ROOT/.venv/bin:$ROOT/.venv/bmv2-shims/bin"
 ENV
 "$VENV/bin/python" -c "import p4.v1.p4runtime_pb2, p4.config.v1.p4info_pb2, p4.tmp.p4config_pb2, grpc, scapy.all, mininet.net"
 echo "$want" > "$STAMP"

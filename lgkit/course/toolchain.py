@@ -37,8 +37,9 @@ def describe(tool: str, path: str) -> str:
 
 
 def tutorial_path() -> str:
-    """PATH as the tutorial environment sets it: its Python first, the shims last."""
-    return f"{TUTORIAL_VENV / 'bin'}:{os.environ.get('PATH', SYSTEM_PATH)}:{SHIMS}"
+    """PATH as the tutorial environment sets it: its Python first, lgkit and the shims last."""
+    return (f"{TUTORIAL_VENV / 'bin'}:{os.environ.get('PATH', SYSTEM_PATH)}:"
+            f"{REPO / '.venv' / 'bin'}:{SHIMS}")
 
 
 def target_env(target: str) -> dict[str, str]:
