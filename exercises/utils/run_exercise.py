@@ -80,9 +80,6 @@ class P4Switch(Switch):
         return words + (["--"] + target if target else [])
 
     def start(self, controllers):
-        for intf in self.intfs.values():  # no IPv6 chatter from the kernel on the switch's ports
-            if intf.name != "lo":
-                self.cmd(f"sysctl -q -w net.ipv6.conf.{intf.name}.disable_ipv6=1")
         command = " ".join(self.command())
         print(command)
         self.process_id = int(self.cmd(f"{command} > {self.log_file} 2>&1 & echo $!").split()[-1])
@@ -147,6 +144,7 @@ def main():
 
     net = Mininet(topo=ExerciseTopo(topo=topo, make_switch=make_switch), link=TCLink,
                   host=ExerciseHost, controller=None, autoSetMacs=False)
+    quiet_switch_ports(net)
     net.start()
     try:
         for name, params in topo["hosts"].items():
@@ -158,6 +156,16 @@ def main():
         CLI(net)
     finally:
         net.stop()
+
+
+def quiet_switch_ports(net):
+    """No IPv6 on the switches' ports (they stay in the root namespace): a BMv2 switch captures
+    what the kernel sends out of its ports (router solicitations, MLD reports) as if it had
+    arrived there, and would forward it. Done before any switch starts."""
+    for switch in net.switches:
+        for intf in switch.intfList():
+            if intf.name != "lo":
+                switch.cmd(f"sysctl -q -w net.ipv6.conf.{intf.name}.disable_ipv6=1")
 
 
 def program(switch, params, log_dir):
