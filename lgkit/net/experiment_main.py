@@ -16,8 +16,10 @@ from lgkit.net.inject.injectors import InjectorUnavailable, make_injector
 from lgkit.net.lifecycle.experiment import experiment
 from lgkit.net.runner import PhaseRunner, format_table
 from lgkit.net.spec.scenario import (
+    FLOW_RATE_MBPS,
     Scenario,
     ScenarioError,
+    at_link_rate,
     check_scenario,
     in_range,
     load_scenario,
@@ -133,6 +135,12 @@ def _run_in(store, plan: Plan, args, log) -> None:
     scenario, spec, program = plan.scenario, plan.spec, plan.program
     testbed = Testbed(spec, args.target, store.path, program=program,
                       rate_mbps=args.rate_mbps, log=log)
+    if getattr(args, "seconds", None) is None:
+        slower = at_link_rate(scenario, testbed.rate_mbps)
+        if slower.flow.seconds != scenario.flow.seconds:
+            log(f"flows: {slower.flow.seconds:g} s at {testbed.rate_mbps:g} Mb/s (the scenario's "
+                f"{scenario.flow.seconds:g} s are for {FLOW_RATE_MBPS:g} Mb/s links)")
+        scenario = slower
     injector = None
     try:
         testbed.start()
@@ -144,7 +152,7 @@ def _run_in(store, plan: Plan, args, log) -> None:
                                      scenario.loss, log, frames_per_s(testbed))
         injector.start()
         store.note(injector=injector.describe(), link_rate_mbps=testbed.rate_mbps,
-                   paper_link_gbps=spec.paper_link_gbps)
+                   paper_link_gbps=spec.paper_link_gbps, flow_seconds=scenario.flow.seconds)
         protection = make_protection(testbed, scenario.target_loss) if plan.use_lg else None
         runner = PhaseRunner(testbed, scenario, injector, store, protection, args.notifier, log)
         rows = []

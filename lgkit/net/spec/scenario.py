@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lgkit.control.corruptd import CorruptdParams
 from lgkit.net.inject.lossmodel import LossModel
@@ -12,6 +12,12 @@ from lgkit.net.spec.specfile import KIT_ROOT, read_spec
 SCENARIO_DIR = KIT_ROOT / "workloads"
 PHASES = ("lg_off", "lg_on", "corruptd")
 "lg_off: no protection; lg_on: LinkGuardian on from the start; corruptd: corruptd decides."
+
+
+FLOW_RATE_MBPS = 10.0
+"""Flow lengths in scenarios are written for links of this rate (the built-in target's
+default): a run on slower links lengthens its flows to carry as many frames
+(`at_link_rate`), so corruptd's window (counted in frames) fills at the same point."""
 
 
 class ScenarioError(ValueError):
@@ -39,6 +45,14 @@ class Scenario:
     phases: list[str]
     corruptd: CorruptdParams = field(default_factory=CorruptdParams)
     target_loss: float = 1e-8
+
+
+def at_link_rate(scenario: Scenario, rate_mbps: float | None) -> Scenario:
+    """The scenario with its flow lengthened by FLOW_RATE_MBPS / rate_mbps on slower links."""
+    if rate_mbps is None or rate_mbps >= FLOW_RATE_MBPS:
+        return scenario
+    seconds = round(scenario.flow.seconds * FLOW_RATE_MBPS / rate_mbps, 1)
+    return replace(scenario, flow=replace(scenario.flow, seconds=seconds))
 
 
 def load_scenario(name_or_path: str) -> Scenario:
