@@ -69,3 +69,27 @@ def test_stf_takes_the_bound(tmp_path, capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit):
         main(["stf", str(p4), str(stf), "--max-parser-transitions", "0"])
     assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_switch_takes_the_bound_for_every_program_it_installs() -> None:
+    from lgkit.cli import build_parser
+    from lgkit.sw.switch.switch import Switch
+    from lgkit.sw.switch.switch_main import UsageError, resolve_options
+
+    def options(line: str):
+        return resolve_options(build_parser("switch").parse_args(["switch", *line.split()]))
+
+    assert options("prog.json --max-parser-transitions 3").max_parser_transitions == 3
+    assert options("prog.json -- --max-parser-transitions 4").max_parser_transitions == 4
+    assert options("prog.json").max_parser_transitions is None  # the pipeline's default
+    with pytest.raises(UsageError, match="at least 1"):
+        options("prog.json --max-parser-transitions 0")
+    switch = Switch(max_parser_transitions=3)
+    for _ in range(2):  # a program pushed later (P4Runtime, switch-cli) gets the bound too
+        pipeline = load(PROGRAM)
+        switch.set_pipeline(pipeline)
+        assert pipeline.max_parser_transitions == 3
+        assert send(pipeline, 0, bytes([2, 0])) == [(1, bytes([2, 0xEE]))]
+    default = load(PROGRAM)
+    Switch().set_pipeline(default)
+    assert send(default, 0, bytes([2, 0])) == [(1, bytes([2, 0x00]))]

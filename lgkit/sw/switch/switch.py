@@ -47,10 +47,13 @@ class Switch:
 
     def __init__(self, device_id: int = 0, cpu_port: int | None = None, priority_queues: int = 1,
                  drop_port: int = 511, clock: Clock | None = None,
-                 log: logging.Logger | None = None, pass_latency_ns: int = 0) -> None:
+                 log: logging.Logger | None = None, pass_latency_ns: int = 0,
+                 max_parser_transitions: int | None = None) -> None:
         self.device_id = device_id
         self.cpu_port = cpu_port
         self.drop_port = drop_port
+        self.max_parser_transitions = max_parser_transitions
+        "Parser states a packet may visit, set on every pipeline installed (None: its default)."
         self.clock: Clock = clock if clock is not None else RealClock()
         self.log = log if log is not None else logging.getLogger("lgkit.switch")
         self.pass_latency_ns = pass_latency_ns
@@ -85,6 +88,8 @@ class Switch:
             self._input_pending = 0
             if pipeline is not None and hasattr(pipeline, "drop_port"):
                 pipeline.drop_port = self.drop_port
+                if self.max_parser_transitions is not None:
+                    pipeline.max_parser_transitions = self.max_parser_transitions
             self.pipeline = pipeline
             for hook in self.on_pipeline_change:
                 hook(pipeline)

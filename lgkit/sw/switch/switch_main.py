@@ -63,6 +63,9 @@ def _add_switch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--priority-queues", type=int, default=None,
                         help="egress queues per port, selected by standard_metadata.priority (1)")
     parser.add_argument("--drop-port", type=int, default=None, help="the drop port (511)")
+    parser.add_argument("--max-parser-transitions", type=int, default=None, metavar="N",
+                        help="parser states one packet may visit before error.ParserTimeout "
+                             "(10000)")
     parser.add_argument("--log-console", action="store_true", default=None,
                         help="log to the console")
     parser.add_argument("--log-file", default=None, help="log to this file")
@@ -171,6 +174,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError("--priority-queues must be in 1..8")
     if not 0 <= args.drop_port < 512:
         raise UsageError("--drop-port must fit bit<9>")
+    if args.max_parser_transitions is not None and args.max_parser_transitions < 1:
+        raise UsageError("--max-parser-transitions must be at least 1")
     ports = []
     for spec in args.interface:
         port, sep, ifname = spec.partition("@")
@@ -232,7 +237,8 @@ def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None)
     except OSError as exc:
         return _error(f"--log-file {args.log_file}: {exc.strerror}")
     switch = Switch(device_id=args.device_id, cpu_port=args.cpu_port,
-                    priority_queues=args.priority_queues, drop_port=args.drop_port, log=log)
+                    priority_queues=args.priority_queues, drop_port=args.drop_port, log=log,
+                    max_parser_transitions=args.max_parser_transitions)
     if args.program is not None:
         try:
             switch.set_pipeline(load_program(args.program))
