@@ -24,7 +24,7 @@ control MyDeparser(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } 
 """
 
 CASES = {
-    "action profile": """
+    "entries in a table with an action profile": """
 control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
     action_profile(32w128) prof;
     action a() { }
@@ -32,6 +32,7 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
         key = { hdr.h.a: exact; }
         actions = { a; }
         implementation = prof;
+        const entries = { 1 : a(); }
     }
     apply { t.apply(); }
 }""",

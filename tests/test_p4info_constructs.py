@@ -13,7 +13,6 @@ from finsy.proto import p4i
 from google.protobuf import text_format
 
 from lgkit.sw.exec.pipeline import Pipeline
-from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 
@@ -80,9 +79,14 @@ def test_action_profiles_and_selectors_as_p4c() -> None:
                         ("ApIngress.balancer", 295906009, [39962907], True, 64)]
 
 
-def test_action_profiles_are_refused_at_load() -> None:
-    with pytest.raises(P4Error, match="unsupported: extern action_profile"):
-        Pipeline.load(compile_file(str(source("action_profiles"))))
+def test_action_profiles_load_with_their_tables() -> None:
+    pipeline = Pipeline.load(compile_file(str(source("action_profiles"))))
+    members, balancer = (pipeline.action_profiles[n]
+                         for n in ("ApIngress.members", "ApIngress.balancer"))
+    assert (members.size, members.selector, balancer.size, balancer.selector) == (
+        128, False, 64, True)
+    assert [t.name for t in balancer.tables] == ["ApIngress.by_group"]
+    assert balancer.action_names() == ["ApIngress.set_out", "NoAction"]
 
 
 @pytest.mark.skipif(shutil.which("p4c-bm2-ss") is None, reason="p4c-bm2-ss not on PATH")

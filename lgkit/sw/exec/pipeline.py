@@ -12,7 +12,9 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `clone_sessions: dict[int, list[(port, rid)]]`, `mc_groups: dict[int, list[(rid, port)]]`
   (replication order), `digests: list[(name, values)]` (appended at the end of ingress; consumers
   drain it), `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
-  `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`).
+  `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`),
+  `action_profiles: dict[str, ActionProfile]` (members and groups of action profiles and
+  selectors; entries of their tables name `member=` or `group=`).
 - Packet passes (see v1model.py for the exact BMv2 order of decisions):
   `ingress(port, data, now_us) -> IngressResult`, `ingress_job(job, now_us) -> IngressResult`,
   `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`.
@@ -29,6 +31,7 @@ import random
 from typing import Any
 
 from lgkit.sw.exec import v1model
+from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.program import CompiledV1, compile_v1model
 from lgkit.sw.exec.interp.tables import (
@@ -96,10 +99,15 @@ class Pipeline:
         self.clone_sessions: dict[int, list[tuple[int, int]]] = {}
         self.mc_groups: dict[int, list[tuple[int, int]]] = {}
         self.value_sets: dict[str, ValueSet] = compiled.value_sets
+        self.action_profiles: dict[str, ActionProfile] = {
+            ext.qname: ext.obj for ext in compiled.externs if isinstance(ext.obj, ActionProfile)
+        }
         self.digests: list[tuple[str, tuple[int, ...]]] = []
         self.logs: list[str] = compiled.logs
         self.rng = random.Random(seed)
         compiled.ns["_rng"] = self.rng
+        for profile in self.action_profiles.values():
+            profile.rng = self.rng
         self.drop_port = DROP_PORT
         self.max_parser_transitions = MAX_PARSER_TRANSITIONS
         self.slots = v1model.Slots(self)

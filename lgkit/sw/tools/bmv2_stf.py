@@ -50,6 +50,8 @@ from lgkit.sw.tools.stf import (
     format_result,
     key_field_name,
     lpm_value,
+    parse_action,
+    parse_indirect_add,
     parse_int,
     range_value,
     table_infos,
@@ -65,7 +67,9 @@ PACKET_TIMEOUT_S = 30.0
 READS = ("register_read", "counter_read", "check_counter")
 WRITES = ("register_write", "register_reset", "counter_write", "mirroring_add",
           "mirroring_add_mc", "mc_mgrp_create", "mc_node_create", "mc_node_associate",
-          "meter_set_rates", "meter_array_set_rates")
+          "meter_set_rates", "meter_array_set_rates", "act_prof_create_member",
+          "act_prof_create_group", "act_prof_add_member_to_group", "table_indirect_add",
+          "table_indirect_add_with_group")
 PRIORITY_QUEUES = 8
 """BMv2 drops a packet whose standard_metadata.priority has no queue; the built-in STF runner
 has no traffic manager and takes every priority, so BMv2 runs with the most queues it has."""
@@ -243,7 +247,10 @@ class Bmv2Cli:
         self.tables = table_infos(info)
         self.added = 0
         self.externs = {kind: [x.preamble.name for x in getattr(info, kind)]
-                        for kind in ("registers", "counters", "meters")}
+                        for kind in ("registers", "counters", "meters", "action_profiles")}
+        table_names = {t.preamble.id: t.preamble.name for t in info.tables}
+        self.profile_tables = {p.preamble.name: [table_names[t] for t in p.table_ids]
+                               for p in info.action_profiles}
 
     def command(self, stmt: Stmt) -> str | None:
         """The CLI line for a configuration statement (None: nothing to do)."""
@@ -257,6 +264,8 @@ class Bmv2Cli:
         if stmt.keyword == "wait":
             return None
         words = list(stmt.words)
+        if stmt.keyword.startswith(("act_prof_", "table_indirect_add")):
+            return self.profile_command(stmt)
         if stmt.keyword in ("meter_set_rates", "meter_array_set_rates"):
             return " ".join([stmt.keyword, self.extern("meters", words[0]), *words[1:]])
         kind = {"register_write": "registers", "register_reset": "registers",
@@ -268,6 +277,23 @@ class Bmv2Cli:
 
     def table(self, name: str) -> TableInfo:
         return self.tables[by_name_or_suffix(list(self.tables), name, "table")]
+
+    def profile_command(self, stmt: CommandStmt) -> str:
+        """Action profile statements as BMv2's CLI takes them (same handles: 0, 1, ...)."""
+        words = stmt.words
+        if stmt.keyword.startswith("table_indirect_add"):
+            name, priority, keys, handle = parse_indirect_add(words)
+            table = self.table(name)
+            given = {key_field_name([f.name for f in table.fields], k): v for k, v in keys}
+            line = [stmt.keyword, table.name, *(self.key(f, given.get(f.name))
+                                                for f in table.fields), "=>", str(handle)]
+            return " ".join(line + self.priority(table, priority))
+        profile = self.extern("action_profiles", words[0])
+        if stmt.keyword == "act_prof_create_member":
+            table = self.table(self.profile_tables[profile][0])
+            action, params = self.action(table, *parse_action(words[1]))
+            return " ".join([stmt.keyword, profile, action, *map(str, params)])
+        return " ".join([stmt.keyword, profile, *(str(parse_int(w)) for w in words[1:])])
 
     def extern(self, kind: str, name: str) -> str:
         return by_name_or_suffix(self.externs[kind], name, kind[:-1])
@@ -288,15 +314,18 @@ class Bmv2Cli:
         given = {key_field_name(names, key): value for key, value in stmt.keys}
         keys = [self.key(f, given.get(f.name)) for f in table.fields]
         action, params = self.action(table, stmt.action, stmt.args)
-        self.added += 1
         line = ["table_add", table.name, action, *keys, "=>", *map(str, params)]
+        return " ".join(line + self.priority(table, stmt.priority))
+
+    def priority(self, table: TableInfo, priority: int | None) -> list[str]:
+        """The CLI's priority of an entry added now, if the table takes one."""
+        self.added += 1
         kinds = {p4i.MatchField.TERNARY, p4i.MatchField.RANGE, p4i.MatchField.OPTIONAL}
-        if any(f.match_type in kinds for f in table.fields):
-            priority = stmt.priority
-            if priority is None:
-                priority = (1 << 24) - self.added  # as our runner: the first added wins
-            line.append(str(BMV2_PRIORITY_BASE - priority))
-        return " ".join(line)
+        if not any(f.match_type in kinds for f in table.fields):
+            return []
+        if priority is None:
+            priority = (1 << 24) - self.added  # as our runner: the first added wins
+        return [str(BMV2_PRIORITY_BASE - priority)]
 
     @staticmethod
     def key(f: p4i.MatchField, text: str | None) -> str:

@@ -12,6 +12,12 @@ Statements (keywords case-insensitive, `#` starts a comment):
   register_read NAME INDEX [OP VALUE]  register_write NAME INDEX VALUE   register_reset NAME
   meter_set_rates NAME INDEX RATE:BURST RATE:BURST   meter_array_set_rates NAME RATE:BURST ...
   wait
+Action profiles and selectors (the kit's addition, simple_switch_CLI's words; members and
+groups get BMv2's handles: 0, 1, ... in creation order):
+  act_prof_create_member PROFILE ACTION(PARAM:VALUE, ...)   act_prof_create_group PROFILE
+  act_prof_add_member_to_group PROFILE MEMBER GROUP
+  table_indirect_add TABLE [PRIO] KEY:VALUE... => MEMBER
+  table_indirect_add_with_group TABLE [PRIO] KEY:VALUE... => GROUP
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from finsy.proto import p4i
 
@@ -135,6 +142,17 @@ def parse_line(line: str, number: int) -> Stmt:
             raise ValueError("usage: setdefault TABLE ACTION(PARAM:VALUE, ...)")
         action, args = parse_action(action_text.strip())
         return SetDefaultStmt(number, table, action, args)
+    if keyword == "act_prof_create_member":
+        profile, _, action_text = rest.partition(" ")
+        if not profile or not action_text.strip():
+            raise ValueError(f"{keyword}: expected {usage_of(keyword)}")
+        parse_action(action_text.strip())
+        return CommandStmt(number, keyword, [profile, action_text.strip()])
+    if keyword in ("table_indirect_add", "table_indirect_add_with_group"):
+        words = rest.split()
+        if len(words) < 3 or words[-2] != "=>" or not words[-1].isdigit():
+            raise ValueError(f"{keyword}: expected {usage_of(keyword)}")
+        return CommandStmt(number, keyword, words)
     if keyword in COMMAND_ARITY:
         words = rest.split()
         low, high = COMMAND_ARITY[keyword]
@@ -159,6 +177,11 @@ COMMAND_USAGE = {
     "meter_set_rates": "NAME INDEX RATE:BURST RATE:BURST",
     "meter_array_set_rates": "NAME RATE:BURST RATE:BURST",
     "wait": "no arguments",
+    "act_prof_create_member": "PROFILE ACTION(PARAM:VALUE, ...)",
+    "act_prof_create_group": "PROFILE",
+    "act_prof_add_member_to_group": "PROFILE MEMBER GROUP",
+    "table_indirect_add": "TABLE [PRIO] KEY:VALUE ... => MEMBER",
+    "table_indirect_add_with_group": "TABLE [PRIO] KEY:VALUE ... => GROUP",
 }
 COMMAND_ARITY = {
     "mirroring_add": (2, 2),
@@ -175,6 +198,8 @@ COMMAND_ARITY = {
     "meter_set_rates": (3, 4),
     "meter_array_set_rates": (2, 3),
     "wait": (0, 0),
+    "act_prof_create_group": (1, 1),
+    "act_prof_add_member_to_group": (3, 3),
 }
 
 
@@ -214,6 +239,21 @@ def parse_add(rest: str, number: int) -> AddStmt:
         keys.append((name, value))
     action, args = parse_action(match.group("action"))
     return AddStmt(number, table, priority, keys, action, args)
+
+
+def parse_indirect_add(words: list[str]) -> tuple[str, int | None, list[tuple[str, str]], int]:
+    """TABLE [PRIO] KEY:VALUE ... => HANDLE (table_indirect_add*) as its parts."""
+    table, rest, handle = words[0], words[1:-2], int(words[-1])
+    priority = None
+    if rest and rest[0].isdigit():
+        priority, rest = int(rest[0]), rest[1:]
+    keys = []
+    for word in rest:
+        name, sep, value = word.partition(":")
+        if not sep or not name or not value:
+            raise ValueError(f"key '{word}' is not NAME:VALUE")
+        keys.append((name, value))
+    return table, priority, keys, handle
 
 
 def parse_action(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -463,18 +503,66 @@ class StfRunner:
         from lgkit.sw.exec import pipeline as pl
 
         table = self.table(stmt.table)
-        names = [f.name for f in table.fields]
-        given: dict[str, str] = {}
-        for key, value in stmt.keys:
-            given[key_field_name(names, key)] = value
-        matches = [self.key_match(f, given.get(f.name)) for f in table.fields]
+        matches, priority = self.match(table, stmt.keys, stmt.priority)
         action, params = self.action_call(table, stmt.action, stmt.args)
+        entry = pl.TableEntry(matches, action, params, priority)
+        self.pipeline.tables[table.name].insert(entry)
+
+    def match(self, table: TableInfo, keys: list[tuple[str, str]], priority: int | None
+              ) -> tuple[list[object], int]:
+        """The key matches and priority of an entry added now (the first added wins)."""
+        names = [f.name for f in table.fields]
+        given = {key_field_name(names, key): value for key, value in keys}
+        matches = [self.key_match(f, given.get(f.name)) for f in table.fields]
         self.added += 1
-        priority = stmt.priority
         if priority is None and self.needs_priority(table):
             priority = IMPLICIT_PRIORITY_BASE - self.added
-        entry = pl.TableEntry(matches, action, params, priority or 0)
-        self.pipeline.tables[table.name].insert(entry)
+        return matches, priority or 0
+
+    # ----------------------------------------------------------------- action profiles
+    # simple_switch_CLI's commands; members and groups get BMv2's handles (lowest free).
+
+    def profile(self, name: str) -> Any:
+        profiles = self.pipeline.action_profiles
+        return profiles[by_name_or_suffix(list(profiles), name, "action profile")]
+
+    def do_act_prof_create_member(self, stmt: CommandStmt) -> None:
+        profile = self.profile(stmt.words[0])
+        if not profile.tables:
+            raise ValueError(f"action profile {profile.name} is used by no table")
+        name, args = parse_action(stmt.words[1])
+        action, params = self.action_call(self.table(profile.tables[0].name), name, args)
+        profile.add_member(profile.free_handle(), action, params)
+
+    def do_act_prof_create_group(self, stmt: CommandStmt) -> None:
+        profile = self.profile(stmt.words[0])
+        group = next(g for g in range(len(profile.groups) + 1) if g not in profile.groups)
+        profile.set_group(group, {}, insert=True)
+
+    def do_act_prof_add_member_to_group(self, stmt: CommandStmt) -> None:
+        profile = self.profile(stmt.words[0])
+        member, group = parse_int(stmt.words[1]), parse_int(stmt.words[2])
+        if group not in profile.groups:
+            raise ValueError(f"{profile.name}: no group {group}")
+        members = dict(profile.groups[group].members)
+        if member in members:
+            raise ValueError(f"{profile.name}: member {member} is in group {group} already")
+        profile.set_group(group, {**members, member: 1})
+
+    def do_table_indirect_add(self, stmt: CommandStmt) -> None:
+        self.indirect_add(stmt, group=False)
+
+    def do_table_indirect_add_with_group(self, stmt: CommandStmt) -> None:
+        self.indirect_add(stmt, group=True)
+
+    def indirect_add(self, stmt: CommandStmt, group: bool) -> None:
+        from lgkit.sw.exec import pipeline as pl
+
+        table_name, priority, keys, handle = parse_indirect_add(stmt.words)
+        table = self.table(table_name)
+        matches, prio = self.match(table, keys, priority)
+        target = {"group": handle} if group else {"member": handle}
+        self.pipeline.tables[table.name].insert(pl.TableEntry(matches, "", [], prio, **target))
 
     @staticmethod
     def needs_priority(table: TableInfo) -> bool:

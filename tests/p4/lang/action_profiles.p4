@@ -1,6 +1,6 @@
 // Action profiles and selectors: accepted by the frontend and described in P4Info as p4c does
 // (action_profiles with their tables, with_selector and size; implementation_id on the
-// tables; selector keys are not match fields). The built-in target refuses to load them.
+// tables; selector keys are not match fields).
 #include <core.p4>
 #include <v1model.p4>
 

@@ -1,9 +1,12 @@
-"""Extern instances declared in a program: register, counter, meter and their direct forms."""
+"""Extern instances declared in a program: register, counter, meter, their direct forms, and
+action profiles/selectors."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lgkit.sw.exec.interp import hashes
+from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.scope import ExternB
@@ -52,6 +55,12 @@ def make_extern(gen: CodeGen, d: ir.InstanceDecl, qname: str) -> ExternB:
         obj = COUNTER_KINDS[str(args[0])]
     elif name == "direct_meter":
         obj = str(args[0])
+    elif name == "action_profile":
+        obj = ActionProfile(qname, int(args[0]), selector=False)
+    elif name == "action_selector":
+        algo = str(args[0])  # every v1model HashAlgorithm; None: random
+        obj = ActionProfile(qname, int(args[1]), selector=True,
+                            algorithm=hashes.ALGORITHMS.get(algo))
     else:
         raise unsupported(d, f"extern {name}")
     gen.ns[var] = obj

@@ -38,6 +38,7 @@ class TablePlan:
     direct_counter_kind: str = "packets_and_bytes"
     direct_meter_kind: str = "bytes"
     support_timeout: bool = False  # hits stamp entry.last_hit_us (P4Runtime idle timeout)
+    profile: Any = None  # the ActionProfile of `implementation = <action_profile/selector>`
 
 
 def qualified(prefix: str, decl: ir.Decl) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.exprs import ExprGen, unsupported, wrap
 from lgkit.sw.exec.interp.fnctx import FnCtx
 from lgkit.sw.exec.interp.layout import scalar_width
@@ -65,12 +66,17 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
     fx = FnCtx(gen, scope, "control", fname)
     keys = []
     key_codes = []
+    selector_codes, selector_widths = [], []
     for k in d.keys:
         t = k.expr.type
         width = scalar_width(t)
         code = fx.eg.ex(k.expr)
         if isinstance(t, BitsT) and t.signed:
             code = f"({code} & {hex((1 << width) - 1)})"
+        if k.match_kind == "selector":  # hashed to choose a group's member, never matched
+            selector_codes.append(code)
+            selector_widths.append(width)
+            continue
         key_codes.append(code)
         name = _ann_text(k.annotations, "name") or expr_text(k.expr)
         keys.append(KeySpec(name, k.match_kind, width))
@@ -103,8 +109,17 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
                 raise unsupported(pe, f"table property {prop}")
             setattr(plan, attr, eb.qname)
             setattr(plan, attr + "_kind", eb.obj)
+    impl = d.properties.get("implementation")
+    if impl is not None:
+        eb = scope.get(getattr(impl, "decl", None))
+        if not isinstance(eb, ExternB) or not isinstance(eb.obj, ActionProfile):
+            raise unsupported(impl, "table property implementation")
+        plan.profile = eb.obj
+        if d.entries:
+            raise unsupported(d.entries[0], "entries in a table with an action profile")
     for prop in d.properties:
-        if prop not in ("counters", "meters", "largest_priority_wins", "support_timeout"):
+        if prop not in ("counters", "meters", "largest_priority_wins", "support_timeout",
+                        "implementation"):
             raise unsupported(d.properties[prop], f"table property '{prop}'")
     lpw = d.properties.get("largest_priority_wins")
     plan.largest_priority_wins = not (isinstance(lpw, ir.BoolLit) and not lpw.value)
@@ -120,6 +135,11 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
         plan.entries.append(codes)
     key = "(" + "".join(c + ", " for c in key_codes) + ")"
     fx.line(f"h = {var}._lookup({key})")
+    if plan.profile is not None and plan.profile.selector:
+        sel = "(" + "".join(c + ", " for c in selector_codes) + ")"
+        fx.line("if h.group is not None:")
+        with fx.indent():
+            fx.line(f"h = {var}.profile.choose(h.group, h.entry, {sel}, {tuple(selector_widths)})")
     if plan.support_timeout:
         fx.line("if h.hit:")
         with fx.indent():
@@ -276,7 +296,9 @@ def build_table(plan: TablePlan, ns: dict) -> Table:
     default_params = [_unsigned(eval(c, ns), w) for c, w in  # noqa: S307
                       zip(default_codes, _widths(infos, default_name), strict=False)]
     table = Table(plan.qname, plan.keys, infos, plan.size, (default_name, default_params),
-                  plan.default_is_const, plan.direct_counter, plan.direct_meter)
+                  plan.default_is_const, plan.direct_counter, plan.direct_meter, plan.profile)
+    if plan.profile is not None:
+        plan.profile.attach(table)
     n = len(plan.entries)
     bmv2_top = 1 + max((int(e[3]) for e in plan.entries if plan.bmv2_priorities), default=0)
     for i, (codes, action, arg_codes, prio_code) in enumerate(plan.entries):

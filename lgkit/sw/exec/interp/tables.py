@@ -52,10 +52,12 @@ KeyMatch = Exact | Ternary | Lpm | Range | Optional_
 class TableEntry:
     """An entry: one KeyMatch (or None = wildcard) per key, the action and its parameters.
 
-    `priority`: the larger number wins (P4Runtime). `counter` is (packets, bytes) for a table
-    with a direct counter; `meter_config` is ((cir, cburst), (pir, pburst)) or None for a table
-    with a direct meter. `idle_timeout_ns` and `last_hit_us` (the switch clock at the last hit,
-    stamped by tables with `support_timeout = true`) serve P4Runtime's idle timeout.
+    `priority`: the larger number wins (P4Runtime). In a table with an action profile or
+    selector, `member` or `group` names what the entry runs (`action` is ""). `counter` is
+    (packets, bytes) for a table with a direct counter; `meter_config` is ((cir, cburst),
+    (pir, pburst)) or None for a table with a direct meter. `idle_timeout_ns` and `last_hit_us`
+    (the switch clock at the last hit, stamped by tables with `support_timeout = true`) serve
+    P4Runtime's idle timeout.
     """
 
     keys: list[KeyMatch | None]
@@ -69,6 +71,8 @@ class TableEntry:
     idle_timeout_ns: int = 0
     last_hit_us: int = 0
     idle_reported_at_hit: int | None = None
+    member: int | None = None
+    group: int | None = None
 
     @property
     def counter(self) -> tuple[int, int]:
@@ -80,16 +84,19 @@ class TableEntry:
 
 
 class Hit:
-    """What a lookup returns: the entry (None for the default action), action id and call."""
+    """What a lookup returns: the entry (None for the default action), action id and call;
+    `group` is set for an entry pointing at a selector's group (the member is chosen later)."""
 
-    __slots__ = ("entry", "hit", "action_id", "fn", "args")
+    __slots__ = ("entry", "hit", "action_id", "fn", "args", "group")
 
-    def __init__(self, entry: TableEntry | None, action_id: int, fn: Callable, args: tuple):
+    def __init__(self, entry: TableEntry | None, action_id: int, fn: Callable, args: tuple,
+                 group: int | None = None):
         self.entry = entry
         self.hit = entry is not None
         self.action_id = action_id
         self.fn = fn
         self.args = args
+        self.group = group
 
 
 @dataclass
@@ -104,6 +111,25 @@ class ActionInfo:
     table_only: bool = False
     default_only: bool = False
     hidden: bool = False  # the implicit NoAction default, not in the table's action list
+
+    def check_params(self, owner: str, params: list[int]) -> None:
+        """ValueError unless `params` are this action's data (count and widths)."""
+        if len(params) != len(self.param_widths):
+            raise ValueError(f"{owner}: action {self.name} takes {len(self.param_widths)} "
+                             f"parameters, got {len(params)}")
+        for value, width in zip(params, self.param_widths, strict=True):
+            if not 0 <= value < (1 << width):
+                raise ValueError(f"{owner}: parameter {value} does not fit in {width} bits")
+
+    def call_args(self, params: list[int]) -> tuple:
+        """The action function's arguments for control-plane data (signed ones sign-extended)."""
+        out = []
+        for value, width, signed in zip(params, self.param_widths, self.param_signed,
+                                        strict=True):
+            if signed and value >> (width - 1):
+                value -= 1 << width
+            out.append(value)
+        return tuple(out)
 
 
 def normalised_key(spec: KeySpec, km: KeyMatch | None) -> KeyMatch | None:
@@ -181,6 +207,7 @@ class Table:
         default_is_const: bool,
         direct_counter: str | None = None,
         direct_meter: str | None = None,
+        profile: Any = None,
     ) -> None:
         self.name = name
         self.keys = keys
@@ -190,6 +217,8 @@ class Table:
         self.default_is_const = default_is_const
         self.direct_counter = direct_counter
         self.direct_meter = direct_meter
+        self.profile = profile
+        "The ActionProfile of a table with an implementation (entries name members/groups)."
         self.const_entries = False
         self._entries: dict[tuple, TableEntry] = {}
         self._order: dict[tuple, int] = {}
@@ -206,6 +235,15 @@ class Table:
 
     def entries(self) -> list[TableEntry]:
         return list(self._entries.values())
+
+    def action_infos(self) -> dict[str, ActionInfo]:
+        return dict(self._actions)
+
+    def invalidate(self) -> None:
+        """Rebuild the matching structure before the next lookup (an action profile's
+        members changed)."""
+        with self._lock:
+            self._lookup = self._rebuild
 
     def find(self, keys: list[KeyMatch | None], priority: int = 0) -> TableEntry | None:
         return self._entries.get(self._ident(keys, priority))
@@ -233,6 +271,7 @@ class Table:
             if old is None:
                 raise KeyError(f"{self.name}: no such entry")
             old.action, old.params = entry.action, list(entry.params)
+            old.member, old.group = entry.member, entry.group
             if entry.meter_config is not None:
                 old.meter_config = entry.meter_config
                 old.meter_state = None
@@ -285,23 +324,16 @@ class Table:
         return (normed, priority if self._needs_priority else 0)
 
     def _validate(self, entry: TableEntry) -> tuple:
+        if self.profile is not None:
+            self.profile.check_target(entry.member, entry.group)
+            return self._ident(entry.keys, entry.priority)
         info = self._actions.get(entry.action)
         if info is None:
             raise ValueError(f"{self.name}: action {entry.action} is not in the table")
         if info.default_only:
             raise ValueError(f"{self.name}: action {entry.action} is @defaultonly")
-        self._check_params(info, entry.params)
+        info.check_params(self.name, entry.params)
         return self._ident(entry.keys, entry.priority)
-
-    def _check_params(self, info: ActionInfo, params: list[int]) -> None:
-        if len(params) != len(info.param_widths):
-            raise ValueError(
-                f"{self.name}: action {info.name} takes {len(info.param_widths)} parameters, "
-                f"got {len(params)}"
-            )
-        for value, width in zip(params, info.param_widths, strict=True):
-            if not 0 <= value < (1 << width):
-                raise ValueError(f"{self.name}: parameter {value} does not fit in {width} bits")
 
     def _set_default(self, action: str, params: list[int]) -> None:
         info = self._actions.get(action)
@@ -309,22 +341,17 @@ class Table:
             raise ValueError(f"{self.name}: action {action} is not in the table")
         if info.table_only:
             raise ValueError(f"{self.name}: action {action} is @tableonly")
-        self._check_params(info, params)
+        info.check_params(self.name, params)
         self.default_action = (action, list(params))
-        self._default_hit = Hit(None, info.action_id, info.fn, self._args(info, params))
-
-    @staticmethod
-    def _args(info: ActionInfo, params: list[int]) -> tuple:
-        out = []
-        for value, width, signed in zip(params, info.param_widths, info.param_signed, strict=True):
-            if signed and value >> (width - 1):
-                value -= 1 << width
-            out.append(value)
-        return tuple(out)
+        self._default_hit = Hit(None, info.action_id, info.fn, info.call_args(params))
 
     def _hit(self, entry: TableEntry) -> Hit:
+        if entry.group is not None:
+            return Hit(entry, -1, no_op, (), entry.group)
+        if entry.member is not None:
+            return self.profile.member_hit(entry.member, entry)
         info = self._actions[entry.action]
-        return Hit(entry, info.action_id, info.fn, self._args(info, entry.params))
+        return Hit(entry, info.action_id, info.fn, info.call_args(entry.params))
 
     def _rebuild(self, key: Any) -> Hit:
         """Build the matching structure after a change (lazily), then match."""
@@ -410,3 +437,8 @@ class Table:
             return self._default_hit
 
         return lookup
+
+
+def no_op(S: list, P: Any) -> None:  # noqa: N803 - the generated code's names
+    """An action that does nothing (an entry pointing at an empty group)."""
+    return None
