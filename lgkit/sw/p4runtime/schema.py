@@ -26,6 +26,7 @@ class P4InfoIndex:
     registers: dict[int, p4i.Register] = field(default_factory=dict)
     digests: dict[int, p4i.Digest] = field(default_factory=dict)
     value_sets: dict[int, p4i.ValueSet] = field(default_factory=dict)
+    action_profiles: dict[int, p4i.ActionProfile] = field(default_factory=dict)
     controller_headers: dict[str, p4i.ControllerPacketMetadata] = field(default_factory=dict)
 
     @classmethod
@@ -37,6 +38,7 @@ class P4InfoIndex:
             (index.meters, p4info.meters), (index.direct_meters, p4info.direct_meters),
             (index.registers, p4info.registers), (index.digests, p4info.digests),
             (index.value_sets, p4info.value_sets),
+            (index.action_profiles, p4info.action_profiles),
         ]
         for target, objects in groups:
             for obj in objects:
@@ -64,6 +66,9 @@ class P4InfoIndex:
 
     def value_set(self, value_set_id: int) -> p4i.ValueSet:
         return _lookup(self.value_sets, value_set_id, "value set")
+
+    def action_profile(self, profile_id: int) -> p4i.ActionProfile:
+        return _lookup(self.action_profiles, profile_id, "action profile")
 
     def digest(self, digest_id: int) -> p4i.Digest:
         return _lookup(self.digests, digest_id, "digest")

@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 from finsy.proto import U128, p4r, p4r_grpc
 
-from . import digests, externs, idletimeout, pre, tables, value_sets
+from . import action_profiles, digests, externs, idletimeout, pre, tables, value_sets
 from .arbitration import Arbiter, Session
 from .errors import (
     MAX_WRITE_UPDATES,
@@ -48,6 +48,8 @@ WRITERS: dict[str, Callable[[DeviceState, int, Any], None]] = {
     "packet_replication_engine_entry": lambda s, kind, msg: pre.write_pre(s.pipeline, kind, msg),
     "digest_entry": digests.write_digest_entry,
     "value_set_entry": value_sets.write_value_set,
+    "action_profile_member": action_profiles.write_member,
+    "action_profile_group": action_profiles.write_group,
 }
 READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
     "table_entry": tables.read_table_entries,
@@ -59,6 +61,8 @@ READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
     "packet_replication_engine_entry": lambda s, msg: pre.read_pre(s.pipeline, msg),
     "digest_entry": digests.read_digest_entries,
     "value_set_entry": value_sets.read_value_sets,
+    "action_profile_member": action_profiles.read_members,
+    "action_profile_group": action_profiles.read_groups,
 }
 
 

@@ -12,7 +12,7 @@ from lgkit.sw.exec.interp.externs import TrTcm
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 from . import codec
-from .errors import P4RTError, invalid, not_found
+from .errors import P4RTError, invalid, not_found, unimplemented
 from .schema import NEEDS_PRIORITY
 from .state import DeviceState
 
@@ -45,7 +45,10 @@ def write_table_entry(state: DeviceState, kind: int, msg: p4r.TableEntry) -> Non
     if only_resources:
         _set_direct_resources(table, existing, msg)
         return
-    entry.action, entry.params = decode_action(state, info, msg, default=False)
+    if info.implementation_id:
+        entry.member, entry.group = decode_indirect(state, info, table, msg)
+    else:
+        entry.action, entry.params = decode_action(state, info, msg, default=False)
     if kind == INSERT:
         if existing is not None:
             raise P4RTError(grpc.StatusCode.ALREADY_EXISTS, f"{table.name}: entry exists")
@@ -71,6 +74,8 @@ def _write_default(state: DeviceState, info: p4i.Table, table: Any, kind: int,
                    msg: p4r.TableEntry) -> None:
     if kind != MODIFY:
         raise invalid("the default entry can only be modified")
+    if info.implementation_id:
+        raise invalid("Cannot set / reset default action for indirect table")
     if msg.match or msg.priority:
         raise invalid("a default entry has no match fields and no priority")
     if table.default_is_const:
@@ -222,6 +227,28 @@ def decode_action(state: DeviceState, info: p4i.Table, msg: p4r.TableEntry,
     return action.preamble.name, decode_params(action, call.params)
 
 
+def decode_indirect(state: DeviceState, info: p4i.Table, table: Any, msg: p4r.TableEntry
+                    ) -> tuple[int | None, int | None]:
+    """(member, group) of an entry of a table with an action profile or selector."""
+    kind = msg.action.WhichOneof("type")
+    name, profile = info.preamble.name, table.profile
+    if kind == "action_profile_member_id":
+        member = msg.action.action_profile_member_id
+        if member not in profile.members:
+            raise not_found(f"{name}: no member {member} in {profile.name}")
+        return member, None
+    if kind == "action_profile_group_id":
+        group = msg.action.action_profile_group_id
+        if not profile.selector:
+            raise invalid(f"{name}: {profile.name} has no selector: entries point at members")
+        if group not in profile.groups:
+            raise not_found(f"{name}: no group {group} in {profile.name}")
+        return None, group
+    if kind == "action_profile_action_set":
+        raise unimplemented("one-shot action selector programming is not supported")
+    raise invalid(f"{name} is an indirect table: an entry points at a member or a group")
+
+
 def decode_params(action: p4i.Action, params: Any) -> list[int]:
     by_id = {p.id: (pos, p) for pos, p in enumerate(action.params)}
     values: list[int | None] = [None] * len(by_id)
@@ -246,7 +273,12 @@ def encode_entry(state: DeviceState, info: p4i.Table, entry: Any,
         field = encode_field(mf, key)
         if field is not None:
             msg.match.append(field)
-    msg.action.action.CopyFrom(encode_action(state, entry.action, entry.params))
+    if entry.member is not None:
+        msg.action.action_profile_member_id = entry.member
+    elif entry.group is not None:
+        msg.action.action_profile_group_id = entry.group
+    else:
+        msg.action.action.CopyFrom(encode_action(state, entry.action, entry.params))
     msg.idle_timeout_ns = entry.idle_timeout_ns
     if request.HasField("time_since_last_hit") and entry.idle_timeout_ns:
         msg.time_since_last_hit.elapsed_ns = max(0, state.now_us() - entry.last_hit_us) * 1000
