@@ -24,9 +24,11 @@ pytestmark = pytest.mark.skipif(P4C is None, reason="p4c-bm2-ss not installed (n
 
 def programs() -> list[Path]:
     """Every P4 program (a file that instantiates main) in p4/, tests/ and exercises/, except
-    the frontend's error cases (tests/**/errors/, which p4c rejects as well)."""
+    the frontend's error cases (tests/**/errors/, which p4c rejects as well) and p4c's own
+    tests (tests/p4c_corpus/: tests/tools/conformance.py runs them)."""
     found = [path for folder in ("p4", "tests", "exercises") for path in
-             sorted((REPO / folder).rglob("*.p4")) if "errors" not in path.parts]
+             sorted((REPO / folder).rglob("*.p4"))
+             if "errors" not in path.parts and "p4c_corpus" not in path.parts]
     return [path for path in found if MAIN.search(path.read_text())]
 
 

@@ -1,0 +1,59 @@
+#include <core.p4>
+#include <v1model.p4>
+
+header ethernet_t {
+    bit<48> dst_addr;
+    bit<48> src_addr;
+    bit<16> eth_type;
+}
+
+header H {
+    bit<8>  a;
+    bit<64> b;
+    bit<16> c;
+}
+
+struct Headers {
+    ethernet_t eth_hdr;
+    H h;
+}
+
+struct Meta {
+    bit<32>   t;
+}
+
+bit<16> do_thing() {
+    H tmp_ret = { 8w0, 64w0, 16w0 };
+    return tmp_ret.c;
+}
+
+control ingress(inout Headers h, inout Meta m, inout standard_metadata_t sm) {
+    apply {
+        m.t = (bit<32>)(do_thing());
+    }
+}
+
+parser p(packet_in pkt, out Headers hdr, inout Meta m, inout standard_metadata_t sm) {
+    state start {
+        transition parse_hdrs;
+    }
+    state parse_hdrs {
+        pkt.extract(hdr.eth_hdr);
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control vrfy(inout Headers h, inout Meta m) { apply {} }
+
+control update(inout Headers h, inout Meta m) { apply {} }
+
+control egress(inout Headers h, inout Meta m, inout standard_metadata_t sm) { apply {} }
+
+control deparser(packet_out pkt, in Headers h) {
+    apply {
+        pkt.emit(h);
+    }
+}
+V1Switch(p(), vrfy(), ingress(), egress(), update(), deparser()) main;
+
