@@ -10,6 +10,7 @@ An entry pointing at an empty group runs no action (BMv2 logs "yielded empty gro
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class ActionProfile:
         self.size = size
         self.selector = selector
         self.algorithm = algorithm
-        self.rng: object | None = None  # set by the pipeline for HashAlgorithm.random
+        self.rng = random.Random()  # the pipeline's generator replaces it (HashAlgorithm.random)
         self.tables: list[Table] = []
         self._actions: dict[str, ActionInfo] = {}
         self.members: dict[int, Member] = {}
@@ -108,7 +109,8 @@ class ActionProfile:
 
     def set_group(self, group_id: int, members: dict[int, int], max_size: int = 0,
                   insert: bool = False) -> None:
-        """Create (insert) or replace a group's members (member id -> weight)."""
+        """Create (insert) or replace a group's members (member id -> weight); `max_size`
+        (0: no bound) is the group's for good once inserted."""
         if not self.selector:
             raise ValueError(f"{self.name} is an action profile without a selector: no groups")
         with self._lock:
@@ -161,7 +163,7 @@ class ActionProfile:
         if not chosen:
             return Hit(entry, -1, no_op, ())
         if self.algorithm is None:
-            h = self.rng.getrandbits(64)  # type: ignore[attr-defined]
+            h = self.rng.getrandbits(64)
         else:
             acc, nbits = 0, 0
             for value, width in zip(keys, widths, strict=True):
