@@ -94,6 +94,8 @@ def test_control_plane_rules(pipeline: Pipeline) -> None:
     with pytest.raises(ValueError, match="one member or one group"):
         spread.insert(TableEntry([Exact(1)], "", member=1, group=1))
     spread.insert(TableEntry([Exact(1)], "", group=1))
+    with pytest.raises(ValueError, match="no default action"):
+        spread.set_default("NoAction", [])
     with pytest.raises(ValueError, match="used by a table entry"):
         balancer.delete_group(1)
     spread.delete(TableEntry([Exact(1)], ""))

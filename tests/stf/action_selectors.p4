@@ -1,6 +1,7 @@
 // Action profiles and selectors at run time: entries point at members or groups; a group picks
 // its member by the selector's hash (crc32 over the two selector keys, 12 + 8 bits, packed as
 // BMv2 packs a field list) modulo the group size, in member-handle order, as simple_switch.
+// A miss runs no action: p4c's BMv2 backend drops the default_action of such tables.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -31,6 +32,7 @@ control SelIngress(inout headers hdr, inout meta_t meta, inout standard_metadata
     table by_tag {
         key = { hdr.h.tag: ternary; }
         actions = { mark; NoAction; }
+        default_action = mark(8w0x33);  // not run on a miss (BMv2)
         implementation = marks;
     }
     table spread {

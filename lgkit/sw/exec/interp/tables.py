@@ -218,7 +218,9 @@ class Table:
         self.direct_counter = direct_counter
         self.direct_meter = direct_meter
         self.profile = profile
-        "The ActionProfile of a table with an implementation (entries name members/groups)."
+        """The ActionProfile of a table with an implementation (entries name members/groups).
+        Such a table runs no action on a miss, whatever its default_action: p4c's BMv2 backend
+        drops it ("Target does not support default_action ... (due to action profiles)")."""
         self.const_entries = False
         self._entries: dict[tuple, TableEntry] = {}
         self._order: dict[tuple, int] = {}
@@ -296,6 +298,8 @@ class Table:
             self._lookup = self._rebuild
 
     def set_default(self, action: str, params: list[int]) -> None:
+        if self.profile is not None:
+            raise ValueError(f"{self.name} has an action profile: it has no default action")
         if self.default_is_const:
             raise ValueError(f"{self.name}: the default action is const")
         self._set_default(action, params)
@@ -343,6 +347,9 @@ class Table:
             raise ValueError(f"{self.name}: action {action} is @tableonly")
         info.check_params(self.name, params)
         self.default_action = (action, list(params))
+        if self.profile is not None:
+            self._default_hit = Hit(None, -1, no_op, ())
+            return
         self._default_hit = Hit(None, info.action_id, info.fn, info.call_args(params))
 
     def _hit(self, entry: TableEntry) -> Hit:
