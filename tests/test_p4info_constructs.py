@@ -77,6 +77,10 @@ def test_action_profiles_and_selectors_as_p4c() -> None:
                 for p in info.action_profiles]
     assert profiles == [("ApIngress.members", 295519055, [42139117], False, 128),
                         ("ApIngress.balancer", 295906009, [39962907], True, 64)]
+    members, balancer = info.action_profiles
+    assert not members.HasField("sum_of_members") and members.max_group_size == 0
+    assert (balancer.max_group_size, balancer.sum_of_members.max_member_weight) == (8, 4)
+    assert list(balancer.preamble.annotations) == []  # the three became fields
 
 
 def test_action_profiles_load_with_their_tables() -> None:

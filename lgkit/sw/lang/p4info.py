@@ -129,6 +129,26 @@ class P4InfoError(Exception):
 # --------------------------------------------------------------------------- annotations
 
 
+SELECTOR_ANNOTATIONS = {"max_group_size", "selector_size_semantics", "max_member_weight"}
+"Annotations of an action selector that p4c turns into P4Info fields (dropped elsewhere)."
+
+
+def set_selector_sizes(msg: p4i.ActionProfile, anns: ir.Annotations) -> None:
+    """max_group_size and the selector size semantics from a selector's annotations, as p4c
+    (@max_member_weight counts only with "sum_of_members")."""
+    max_group = annotation_int(anns.get("max_group_size", []))
+    if max_group:
+        msg.max_group_size = max_group
+    semantics = annotation_string(anns.get("selector_size_semantics", []))
+    if semantics == "sum_of_weights":
+        msg.sum_of_weights.SetInParent()
+    elif semantics == "sum_of_members":
+        msg.sum_of_members.SetInParent()
+        weight = annotation_int(anns.get("max_member_weight", []))
+        if weight:
+            msg.sum_of_members.max_member_weight = weight
+
+
 def annotation_string(args: list[str]) -> str | None:
     """The string literal argument of an annotation like @name("x"), unquoted."""
     if len(args) != 1:
@@ -986,7 +1006,8 @@ class P4InfoBuilder:
         anns = inst.decl.annotations
         if kind == ACTION_PROFILE:
             msg = self.info.action_profiles.add()
-            set_preamble(msg.preamble, ident, inst.name, alias, anns)
+            set_preamble(msg.preamble, ident, inst.name, alias,
+                         {k: v for k, v in anns.items() if k not in SELECTOR_ANNOTATIONS})
             for table in self.model.tables:
                 if self.implementation(table) == inst.name and not is_hidden(
                         table.decl.annotations):
@@ -994,6 +1015,8 @@ class P4InfoBuilder:
             selector = inst.extern == "action_selector"
             msg.with_selector = selector
             msg.size = const_int(ctor_arg(inst.decl, 1 if selector else 0, "size")) or 0
+            if selector:
+                set_selector_sizes(msg, anns)
         elif kind == COUNTER:
             msg = self.info.counters.add()
             set_preamble(msg.preamble, ident, inst.name, alias, anns)

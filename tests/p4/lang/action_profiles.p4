@@ -1,6 +1,6 @@
 // Action profiles and selectors: accepted by the frontend and described in P4Info as p4c does
 // (action_profiles with their tables, with_selector and size; implementation_id on the
-// tables; selector keys are not match fields).
+// tables; selector keys are not match fields; a selector's size annotations become fields).
 #include <core.p4>
 #include <v1model.p4>
 
@@ -22,6 +22,7 @@ control ApVerify(inout headers hdr, inout meta_t meta) { apply { } }
 control ApIngress(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action set_out(bit<8> v) { hdr.h.result = v; }
     action_profile(32w128) members;
+    @max_group_size(8) @selector_size_semantics("sum_of_members") @max_member_weight(4)
     action_selector(HashAlgorithm.crc16, 32w64, 32w16) balancer;
     table by_member {
         key = { hdr.h.key: exact; }
