@@ -16,12 +16,8 @@ from .tables import DELETE, INSERT, decode_params, encode_action
 
 def write_member(state: DeviceState, kind: int, msg: p4r.ActionProfileMember) -> None:
     info, profile = _profile(state, msg.action_profile_id)
-    exists = msg.member_id in profile.members
-    if kind == INSERT and exists:
-        raise P4RTError(grpc.StatusCode.ALREADY_EXISTS,
-                        f"{profile.name}: member {msg.member_id} exists")
-    if kind != INSERT and not exists:
-        raise not_found(f"{profile.name}: no member {msg.member_id}")
+    _check_existence(kind, msg.member_id in profile.members, f"{profile.name}: member",
+                     msg.member_id)
     if kind == DELETE:
         _in_use(profile.delete_member, msg.member_id)
         return
@@ -39,12 +35,8 @@ def write_group(state: DeviceState, kind: int, msg: p4r.ActionProfileGroup) -> N
     info, profile = _profile(state, msg.action_profile_id)
     if not info.with_selector:
         raise invalid(f"{profile.name} has no selector: it holds no groups")
-    exists = msg.group_id in profile.groups
-    if kind == INSERT and exists:
-        raise P4RTError(grpc.StatusCode.ALREADY_EXISTS,
-                        f"{profile.name}: group {msg.group_id} exists")
-    if kind != INSERT and not exists:
-        raise not_found(f"{profile.name}: no group {msg.group_id}")
+    _check_existence(kind, msg.group_id in profile.groups, f"{profile.name}: group",
+                     msg.group_id)
     if kind == DELETE:
         _in_use(profile.delete_group, msg.group_id)
         return
@@ -83,6 +75,14 @@ def read_groups(state: DeviceState, request: p4r.ActionProfileGroup
             for member_id, weight in sorted(group.members.items()):
                 msg.members.add(member_id=member_id, weight=weight)
             yield msg
+
+
+def _check_existence(kind: int, exists: bool, what: str, ident: int) -> None:
+    """INSERT needs a new id (else ALREADY_EXISTS), MODIFY and DELETE an existing one."""
+    if kind == INSERT and exists:
+        raise P4RTError(grpc.StatusCode.ALREADY_EXISTS, f"{what} {ident} exists")
+    if kind != INSERT and not exists:
+        raise not_found(f"{what} {ident} does not exist")
 
 
 def _profile(state: DeviceState, profile_id: int) -> tuple[p4i.ActionProfile, Any]:

@@ -227,23 +227,15 @@ def parse_add(rest: str, number: int) -> AddStmt:
     words = match.group("pre").split()
     if not words:
         raise ValueError("add: missing table name")
-    table, words = words[0], words[1:]
-    priority = None
-    if words and words[0].isdigit():
-        priority, words = int(words[0]), words[1:]
-    keys = []
-    for word in words:
-        name, sep, value = word.partition(":")
-        if not sep or not name or not value:
-            raise ValueError(f"add: key '{word}' is not NAME:VALUE")
-        keys.append((name, value))
+    table, priority, keys = parse_entry_words(words, "add")
     action, args = parse_action(match.group("action"))
     return AddStmt(number, table, priority, keys, action, args)
 
 
-def parse_indirect_add(words: list[str]) -> tuple[str, int | None, list[tuple[str, str]], int]:
-    """TABLE [PRIO] KEY:VALUE ... => HANDLE (table_indirect_add*) as its parts."""
-    table, rest, handle = words[0], words[1:-2], int(words[-1])
+def parse_entry_words(words: list[str], keyword: str
+                      ) -> tuple[str, int | None, list[tuple[str, str]]]:
+    """TABLE [PRIO] KEY:VALUE ... as the table, the priority (None: not given) and the keys."""
+    table, rest = words[0], words[1:]
     priority = None
     if rest and rest[0].isdigit():
         priority, rest = int(rest[0]), rest[1:]
@@ -251,9 +243,15 @@ def parse_indirect_add(words: list[str]) -> tuple[str, int | None, list[tuple[st
     for word in rest:
         name, sep, value = word.partition(":")
         if not sep or not name or not value:
-            raise ValueError(f"key '{word}' is not NAME:VALUE")
+            raise ValueError(f"{keyword}: key '{word}' is not NAME:VALUE")
         keys.append((name, value))
-    return table, priority, keys, handle
+    return table, priority, keys
+
+
+def parse_indirect_add(words: list[str]) -> tuple[str, int | None, list[tuple[str, str]], int]:
+    """TABLE [PRIO] KEY:VALUE ... => HANDLE (table_indirect_add*) as its parts."""
+    table, priority, keys = parse_entry_words(words[:-2], "table_indirect_add")
+    return table, priority, keys, int(words[-1])
 
 
 def parse_action(text: str) -> tuple[str, list[tuple[str, str]]]:
