@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from lgkit.measure.results import write_csv
@@ -54,6 +55,16 @@ def test_fct_tables_mark_unbounded_percentiles_and_compute_gains() -> None:
     summary = summarize(fcts, "g")
     assert {r["quantile"] for r in summary} == {"p99", "p99.9", "p99.99", "p99.999"}
     assert all(r["group"] == "g" and r["flows"] == 5000 for r in summary)
+
+
+def test_delivered_rate_from_counter_d_samples() -> None:
+    # 10 Mb/s for 1 s, then nothing: 0.5 s means, at uneven poll times
+    t = np.array([0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 1.0, 1.25, 1.5, 1.6])
+    octets = np.minimum(t, 1.0) * 10e6 / 8
+    times, mbps = figures.delivered_mbps(pd.DataFrame({"t_s": t, "bytes": octets}))
+    assert list(times) == list(t) and np.isnan(mbps[0])
+    assert np.allclose(mbps[1:7], 10.0)
+    assert np.allclose(mbps[7:], 0.0)  # the window starts at the first sample inside it
 
 
 def test_fig9_schedule_follows_the_paper_or_compresses() -> None:

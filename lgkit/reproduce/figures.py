@@ -226,6 +226,19 @@ def table2(run: Path) -> Named:
     return [("table2", fig)]
 
 
+def delivered_mbps(counter_d: pd.DataFrame, window_s: float = 0.5) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """Throughput the receiver switch delivers (counter D's byte samples): the mean rate over
+    the last `window_s` at each sample."""
+    t = counter_d["t_s"].to_numpy(dtype=float)
+    octets = counter_d["bytes"].to_numpy(dtype=float)
+    back = np.searchsorted(t, t - window_s)
+    span = t - t[back]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(span > 0, (octets - octets[back]) * 8 / span / 1e6, np.nan)
+    return t, rate
+
+
 def fig9(run: Path) -> Named:
     """Throughput, queue depth and Rx buffer over time, one figure per run (transport)."""
     from lgkit.reproduce.fig9 import PAPER_RX_BUFFER_KB
@@ -239,14 +252,17 @@ def fig9(run: Path) -> Named:
     figures = []
     for name, part in tcp.groupby("run", sort=False):
         fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(6.4, 6), sharex=True)
-        top.plot(part["t_s"], part["mbps"], color="tab:blue", label="throughput (iperf3)")
+        top.plot(part["t_s"], part["mbps"], color="tab:blue", alpha=0.3, linewidth=0.8,
+                 label="iperf3 sender, 0.1 s")
+        mine = polls[polls["run"] == name]
+        t_d, mbps_d = delivered_mbps(mine[mine["name"] == "lg_cnt_d"])
+        top.plot(t_d, mbps_d, color="tab:blue", label="delivered (counter D), 0.5 s mean")
         top.axhline(link, color="0.6", linestyle=":", label="link rate")
         if speed is not None:
             top.axhline(speed * link, color="tab:green", linestyle="--",
                         label="effective link speed (UDP, LG on)")
         top.set_ylabel("Mb/s")
         top.legend(fontsize=7)
-        mine = polls[polls["run"] == name]
         qd = mine[mine["name"] == "lg_qdepth_max"]
         middle.plot(qd["t_s"], qd["value"], color="tab:purple")
         middle.set_ylabel("qdepth (pkts)")
