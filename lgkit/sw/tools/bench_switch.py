@@ -339,7 +339,7 @@ def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds
                 merged = results.setdefault(sut.name, {k: [] for k in one})
                 for key, values in one.items():
                     merged[key] += values
-                print(f"  {sut.name}: {_summary(one)}; {note}", flush=True)
+                tqdm.write(f"  {sut.name}: {_summary(one)}; {note}")
     return results
 
 
