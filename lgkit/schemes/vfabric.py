@@ -17,6 +17,8 @@ from lgkit.sw.switch.vnet import Host, VirtualNetwork
 
 P4_DIR = Path(__file__).resolve().parents[2] / "p4"
 PRIORITY_QUEUES = 8
+PASS_LATENCY_NS = 300
+"Each pipeline pass takes this long, so a recirculating packet (LinkGuardian) advances time."
 
 
 @functools.cache
@@ -29,18 +31,21 @@ class VirtualFabric:
     """The network of a spec, every switch running `program` (p4/NAME.p4)."""
 
     def __init__(self, spec: TopologySpec, program: str, rate_bps: float, delay_ns: int = 1000,
-                 seed: int = 1, host_rate_bps: float | None = None) -> None:
+                 seed: int = 1, host_rate_bps: float | None = None,
+                 programs: dict[str, str] | None = None) -> None:
         """`rate_bps` on links between switches, `host_rate_bps` (default the same) on links
-        to hosts."""
+        to hosts; `programs` gives some switches another program than `program`."""
         self.spec = spec
         self.net = VirtualNetwork(seed=seed)
         self.pipelines: dict[str, Pipeline] = {}
         self.switches: dict[str, Switch] = {}
         self._ports: dict[tuple[str, str], int] = {}
         for index, name in enumerate(spec.switches):
-            pipeline = Pipeline.load(compiled(program), seed=seed * 1000 + index)
+            chosen = (programs or {}).get(name, program)
+            pipeline = Pipeline.load(compiled(chosen), seed=seed * 1000 + index)
             self.pipelines[name] = pipeline
             self.switches[name] = self.net.add_switch(name, pipeline,
+                                                      pass_latency_ns=PASS_LATENCY_NS,
                                                       priority_queues=PRIORITY_QUEUES)
         self.hosts: dict[str, Host] = {name: self.net.add_host(name) for name in spec.hosts}
         for a, b in spec.links:
