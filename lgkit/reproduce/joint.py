@@ -62,5 +62,5 @@ def run(ctx: Context) -> list[Comparison]:
         notes=["l1 and s1 (the corrupting link's ends) run p4/linkguardian.p4, LG on or "
                "dormant; the other switches run p4/vertigo.p4 (ECMP or Vertigo) or p4/pabo.p4, "
                "so s1's port toward l4 drops at its tail in every configuration "
-               "(docs/vertigo.md, 'Joint scenario')"],
+               "(docs/pabo.md, 'Joint scenario')"],
         checks=checks)]
