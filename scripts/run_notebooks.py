@@ -35,7 +35,7 @@ def main(paths: list[str]) -> int:
             out = execute(path)
         except CellExecutionError as exc:
             failed += 1
-            print(f"{path.name}: FAILED\n{str(exc)[-1500:]}", file=sys.stderr)
+            print(f"{path.name}: FAILED: {exc.ename}: {exc.evalue}", file=sys.stderr)
             continue
         print(f"{path.name}: ran in {time.monotonic() - began:.1f} s -> {out}")
     return 1 if failed else 0
