@@ -67,6 +67,7 @@ def test_run_writes_folder_summary_and_prints_the_table(fake, tmp_path, capsys) 
     assert meta["time_limit_s"] == 60.0 and meta["options"]["copies"] == 3
     assert meta["checks"] == [{"text": "p99 below 2 ms", "passed": True}]
     assert meta["command"] == f"lgkit reproduce fake --quick --copies 3 --results {tmp_path}"
+    assert meta["code"] == "unknown" or len(meta["code"].split("+")[0]) == 12
     report = (path / "report.txt").read_text()
     assert report.startswith(f"$ {meta['command']}\n== Fake table ==")
     assert "check: p99 below 2 ms: PASS" in report and "s wall (quick scale" in report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,7 +57,8 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
     metadata = {"experiment": entry.name, "paper": entry.paper, "quick": options.quick,
                 "target": options.target, "seed": options.seed, "time_limit_s": limit,
                 "options": vars(options),
-                "command": shlex.join(["lgkit", "reproduce", entry.name, *argv])}
+                "command": shlex.join(["lgkit", "reproduce", entry.name, *argv]),
+                "code": code_version()}
     root = Path(options.results) if options.results else None
     began = time.monotonic()
     scale = "quick" if options.quick else "default"
@@ -80,6 +82,21 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
                     f"$ {metadata['command']}\n{report}\n{last}\n")
         log(last)
         return store.path
+
+
+def code_version() -> str:
+    """The kit's git commit (with '+changes' if the tree differs from it), or 'unknown'."""
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--",
+                                "lgkit", "p4"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
 def _write_text(path: Path, text: str) -> None:
