@@ -8,6 +8,13 @@ import sys
 from lgkit.sim.soak import SoakSpec, report, run_soak
 
 TOFINO_PKTGEN_PERIOD_NS = 124
+TIMING_OPTIONS = {
+    "ingress_latency_ns": "arrival to TM queue",
+    "egress_latency_ns": "dequeue to wire",
+    "recirc_latency_ns": "recirculation port back to ingress",
+    "clone_latency_ns": "a clone's way into its queue",
+    "link_delay_ns": "propagation delay of the protected link",
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,10 +64,9 @@ def _register_stress(subparsers: argparse._SubParsersAction) -> None:
     stress.add_argument("--max-gap", type=int, default=None,
                         help="cut loss-free runs longer than this many frames (see docs)")
     stress.add_argument("--warmup", type=int, default=2_000, help="loss-free warm-up frames")
-    stress.add_argument("--pass-latency-ns", type=int, default=None,
-                        help="latency of each half switch pass (calibrated default)")
-    stress.add_argument("--link-delay-ns", type=int, default=None,
-                        help="propagation delay of the protected link")
+    for name, what in TIMING_OPTIONS.items():
+        stress.add_argument(f"--{name.replace('_', '-')}", type=int, default=None,
+                            help=f"{what} (ns; the calibrated default otherwise)")
     stress.set_defaults(func=run_stress_command)
 
 
@@ -71,10 +77,9 @@ def run_stress_command(args: argparse.Namespace) -> int:
     from lgkit.sim.timing import TimingModel
 
     timing = TimingModel.for_link(args.rate_gbps)
-    if args.pass_latency_ns is not None:
-        timing = replace(timing, pass_latency_ns=args.pass_latency_ns)
-    if args.link_delay_ns is not None:
-        timing = replace(timing, link_delay_ns=args.link_delay_ns)
+    for name in TIMING_OPTIONS:
+        if getattr(args, name) is not None:
+            timing = replace(timing, **{name: getattr(args, name)})
     try:
         mix = _mix(args.mix) if args.mix else ()
         spec = StressSpec(

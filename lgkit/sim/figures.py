@@ -17,6 +17,7 @@ from lgkit.sim.stress import StressSpec
 from lgkit.sim.sweep import (
     Scale,
     burst_points,
+    delay_points,
     law_points,
     run_points,
     scale_for,
@@ -96,46 +97,58 @@ def fig12(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
         limits = paper.BUFFER_MAX_BYTES[(p["mode"], p["rate_gbps"])]
         for which in ("tx", "rx"):
             pct = p[f"{which}_buffer"]
-            maximum = p[f"{which}_max_bytes"]
             lines.append(Row(f"{_label(p)} {which.upper()}",
                               [pct.get("min"), pct.get("p25"), pct.get("p50"), pct.get("p75"),
-                               pct.get("max"), maximum],
-                              [None, None, None, None, None, limits[which]]))
+                               p[f"{which}_max_bytes"], p[f"{which}_alive_max_bytes"]],
+                              [None, None, None, None, limits[which], None]))
     for (mode, rate), limits in paper.BUFFER_MAX_BYTES.items():
         ours = [p for p in points if p["mode"] == mode and p["rate_gbps"] == rate]
         for which in ("tx", "rx"):
             peak = max((p[f"{which}_max_bytes"] for p in ours), default=0)
-            checks.append(Check(f"{mode} {rate:g}G {which.upper()} max {peak / 1000:.1f} KB vs the "
-                           f"paper's <= {limits[which] / 1000:.1f} KB",
-                           peak <= limits[which]))
+            label = f"{mode} {rate:g}G {which.upper()} max {peak / 1000:.1f} KB vs the paper's"
+            if (mode, rate, which) in paper.BUFFER_MEASURED:
+                checks.append(Check(f"{label} {limits[which] / 1000:.1f} KB (a measured value: "
+                                    "within 20%)", abs(peak / limits[which] - 1) <= 0.2))
+            else:
+                checks.append(Check(f"{label} <= {limits[which] / 1000:.1f} KB",
+                                    peak <= limits[which]))
     return [Comparison("Fig. 12: Tx and Rx buffer usage (bytes)",
-                  ["min", "p25", "p50", "p75", "max(sampled)", "max"], lines,
+                  ["min", "p25", "p50", "p75", "max", "alive max"], lines,
                   _scale(points, scale),
-                  notes=["ours: the P4 program's buffer registers (bytes of Tx copies alive, "
-                         "packets in the reordering buffer), sampled every 1 us, and their "
-                         "exact maxima; the paper polled the recirculation queue occupancy",
+                  notes=["as the paper measured them: the occupancy of the recirculation queue "
+                         "the Tx copies (sender) and the reordered packets (receiver) loop "
+                         "through, in 80-byte cells, sampled every 1 us; max is the queue's "
+                         "watermark (the authors print watermark_cells x 80)",
+                         "alive max: the program's own count, the most bytes of Tx copies or "
+                         "reordered packets alive at once, queued or not (an upper bound)",
                          "paper: only the maxima are given in the text (§4.5)"],
                   checks=checks)]
 
 
-def fig17(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
+def fig17(points: Sequence[Summary], population: Sequence[Summary],
+          scale: Scale) -> list[Comparison]:
     lines, checks = [], []
-    for p in points:
+    for p in [*points, *population]:
         d = p["retx_delay_us"]
-        lines.append(Row(f"{_label(p)} ({len(p['retx_delays_ns'])})",
+        label = _label(p) + (f" N={p['copies']}" if p in population else "")
+        lines.append(Row(f"{label} ({len(p['retx_delays_ns'])})",
                           [d.get("min"), d.get("p50"), d.get("p99"), d.get("max"),
                            p["counters"]["timeouts"]],
                           [None, None, None, paper.MAX_RETX_DELAY_US[p["rate_gbps"]], None]))
     for rate, target in paper.MAX_RETX_DELAY_US.items():
-        worst = max((max(p["retx_delays_ns"]) / 1000 for p in points
-                     if p["rate_gbps"] == rate and p["retx_delays_ns"]), default=math.nan)
-        checks.append(Check(f"{rate:g}G max retransmission delay {worst:.2f} us vs the paper's "
-                       f"{target} us (within 20%)", abs(worst / target - 1) <= 0.2))
+        delays = [d for p in [*points, *population] if p["rate_gbps"] == rate
+                  for d in p["retx_delays_ns"]]
+        worst = max(delays, default=math.nan) / 1000
+        checks.append(Check(f"{rate:g}G max retransmission delay {worst:.2f} us over "
+                            f"{len(delays)} recoveries vs the paper's {target} us over ~1M "
+                            "(within 20%)", abs(worst / target - 1) <= 0.2))
     return [Comparison("Fig. 17: retransmission delay (us), loss detection to the retransmission",
                   ["min", "p50", "p99", "max", "timeouts"], lines, _scale(points, scale),
-                  notes=["calibrated: pass latency and link delay of TimingModel (docs/vtime.md)"
-                         "; ackNoTimeout 8 us at 25G (the paper's 7.5 rounded up), 7 us at "
-                         "100G"],
+                  notes=["calibrated: TimingModel's latencies (docs/vtime.md); ackNoTimeout 8 us "
+                         "at 25G (the paper's 7.5 rounded up), 7 us at 100G",
+                         "rows with N=2: the recovery population at 1e-2 loss (the paper's N of "
+                         "1e-3); the maxima are over every row of a link speed",
+                         "as the authors' receiver, only a detection's first lost packet counts"],
                   checks=checks)]
 
 
@@ -170,8 +183,10 @@ def table4(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
         lines.append(Row(_label(p), [p["recirc_tx_pct"], p["recirc_rx_pct"]], ref))
     return [Comparison("Table 4: recirculation overhead (% of pipeline capacity), LG",
                   ["TX (sender)", "RX (receiver)"], lines, _scale(points, scale),
-                  notes=["ours: recirculated packets per second over 1 Gpps (the paper's "
-                         "'10 Mpps ~1%' of a pipe); every loop of a Tx copy counts"])]
+                  notes=["ours: packets per second looping through the recirculation port (the "
+                         "Tx copies' loops, the reordering buffer's), over a Tofino pipe's "
+                         "1.2 Gpps; the Tx copies' first pass through the internal port their "
+                         "mirror session feeds is not counted (docs/vtime.md)"])]
 
 
 def timeouts(points: Sequence[Summary], scale: Scale) -> list[Comparison]:
@@ -204,7 +219,7 @@ class Experiment:
 EXPERIMENTS = {
     "fig8": Experiment("fig8", stress_points, fig8, law_points),
     "fig12": Experiment("fig12", stress_points, fig12),
-    "fig17": Experiment("fig17", stress_points, fig17),
+    "fig17": Experiment("fig17", stress_points, fig17, delay_points),
     "fig18": Experiment("fig18", burst_points, fig18),
     "table4": Experiment("table4", stress_points, table4),
     "timeouts": Experiment("timeouts", stress_points, timeouts),

@@ -25,7 +25,13 @@ BUFFER_MAX_BYTES = {("lg", 25.0): {"tx": 3_600, "rx": 60_000},
                     ("lg_nb", 25.0): {"tx": 3_600, "rx": 0},
                     ("lg_nb", 100.0): {"tx": 24_400, "rx": 0}}
 """Fig. 12 / §4.5: Tx and Rx buffer maxima over all loss rates ('at most'); LG_NB needs no Rx
-buffer, and its Tx buffer is LG's at 25G and 24.4 KB at 100G."""
+buffer, and its Tx buffer is LG's at 25G and 24.4 KB at 100G. The authors' numbers are the
+watermarks of the recirculation queues, in 80-byte cells (NUS-SNL/linkguardian:
+`poll_tx_buffer_usage`, `poll_rx_counters.py`, `analyze_expt_data.py`)."""
+
+BUFFER_MEASURED = {("lg_nb", 100.0, "tx")}
+"""Entries of BUFFER_MAX_BYTES that are a measured value, not a bound: LG_NB's Tx buffer at
+100G is 'about 3x lower (24.4 KB)' than LG's."""
 
 MAX_RETX_DELAY_US = {25.0: 6.0, 100.0: 5.5}
 "App. B.1 / Fig. 17: maximum retransmission delay over ~1M recoveries of 1518 B packets."

@@ -67,6 +67,14 @@ class ScenarioConfig:
     """Rate of the host links (None = rate_bps)."""
     delay_ns: int = 100
     pass_latency_ns: int = 300
+    """Latency of each switch pass (ingress, egress, recirculation) unless given below."""
+    ingress_latency_ns: int | None = None
+    egress_latency_ns: int | None = None
+    recirc_latency_ns: int | None = None
+    clone_latency_ns: int = 0
+    """Mirror-buffer latency of every clone (see Switch)."""
+    rx_extra_delay_ns: int = 0
+    """Extra delay of s1 -> s2 only, before s2's ingress (a receiver-side loopback filter)."""
     loss: float = 0.0
     """i.i.d. loss on s1 -> s2 (the protected direction)."""
     loss_back: float = 0.0
@@ -78,6 +86,11 @@ class ScenarioConfig:
     """Recirculation queue capacity in bytes too (0 = packets only)."""
     recirc_rate_bps: float = 0.0
     """Bandwidth of the recirculation port (0 = unlimited: a loop costs only latency)."""
+    mirror_rate_bps: float | None = None
+    """Clones to the recirculation port get a serializer of their own at this rate (an
+    internal recirculation port beside the loopback one); None = they share the port."""
+    cell_bytes: int = 0
+    """Count queue occupancy in cells of this size (0 = not counted)."""
     queue_buffer_bytes: int = 0
     """Capacity in bytes of each queue of the protected port (0 = packets only)."""
     queue_depth: int | None = None
@@ -150,8 +163,11 @@ class LGNet:
                           for i, name in enumerate(("s1", "s2"))}
         self.writers = {name: PipelineWriter(p) for name, p in self.pipelines.items()}
         self.switches = {
-            name: self.net.add_switch(name, p, pass_latency_ns=cfg.pass_latency_ns,
-                                      priority_queues=3)
+            name: self.net.add_switch(
+                name, p, pass_latency_ns=cfg.pass_latency_ns, priority_queues=3,
+                ingress_latency_ns=cfg.ingress_latency_ns,
+                egress_latency_ns=cfg.egress_latency_ns,
+                recirc_latency_ns=cfg.recirc_latency_ns, clone_latency_ns=cfg.clone_latency_ns)
             for name, p in self.pipelines.items()
         }
         self.hosts = {name: self.net.add_host(name, cfg.keep_frames) for name in HOSTS}
@@ -164,6 +180,7 @@ class LGNet:
             delay_ns=cfg.delay_ns, loss=IidLoss(cfg.loss) if cfg.loss else None,
             loss_back=IidLoss(cfg.loss_back) if cfg.loss_back else None,
             min_frame_bytes=cfg.min_frame_bytes)
+        self.link.forward.delay_ns += cfg.rx_extra_delay_ns
         self.forward_rules = DropRules()
         self.backward_rules = DropRules()
         self.forward_log: list[WireRecord] = []
@@ -193,6 +210,11 @@ class LGNet:
         if cfg.recirc_rate_bps:
             tm.set_port_rate(cfg.recirc_rate_bps, recirc, burst_bytes=0,
                              framing_bytes=ETHERNET_FRAMING_BYTES)
+        if cfg.mirror_rate_bps is not None:
+            tm.set_clone_lane(recirc, cfg.mirror_rate_bps, ETHERNET_FRAMING_BYTES,
+                              depth=cfg.recirc_queue_depth, depth_bytes=cfg.recirc_buffer_bytes)
+        if cfg.cell_bytes:
+            tm.count_cells(cfg.cell_bytes)
         if cfg.queue_depth is not None:
             tm.set_queue_depth(cfg.queue_depth, port=LINK_PORT)
         if cfg.queue_buffer_bytes:

@@ -9,13 +9,13 @@ import hashlib
 import math
 import struct
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lgkit.control.linkguardian import LGParams
-from lgkit.sim.frames import ID_OFFSET, FrameStream
+from lgkit.sim.frames import ID_OFFSET, FrameStream, parse_lg
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LINK_PORT, LGNet, ScenarioConfig
 from lgkit.sim.soak import _unwrap
 from lgkit.sim.timing import TimingModel
@@ -32,6 +32,7 @@ MTU_FRAME_BYTES = 1514
 LG_DATA_OVERHEAD = 5  # data header + inner EtherType on every protected frame
 MODES = ("lg", "lg_nb", "off")
 LG_ID_OFFSET = ID_OFFSET + LG_DATA_OVERHEAD
+PRIO_LOOP = 0  # the queue of every looping packet (the program's PRIO_COURIER)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ class WireMeter:
     retx_delays_ns: list[int] = field(default_factory=list)
     _run: int = 0
     _expected: int = 0
-    _detected: dict[int, int] = field(default_factory=dict)
+    _detected: dict[int, int | None] = field(default_factory=dict)
 
     def tap(self, data: bytes, lost: bool, arrival_ns: int) -> None:
         kind, seq, pid = classify(data)
@@ -141,7 +142,9 @@ class WireMeter:
         self._arrived(kind, seq, arrival_ns)
 
     def _arrived(self, kind: str, seq: int, t: int) -> None:
-        """The receiver's detection (docs/protocol.md §3.2) on an arrival at time t."""
+        """The receiver's detection (docs/protocol.md §3.2) on an arrival at time t. As the
+        authors' receiver timestamps only a detection's first lost seq_no
+        (`record_lost_timestamp`), only the first hole of each detection gets a delay."""
         absolute = _unwrap(seq, self._expected)
         if kind == "retx":
             t0 = self._detected.pop(absolute, None)
@@ -151,13 +154,92 @@ class WireMeter:
         if absolute >= self._expected:
             last_lost = absolute if kind == "dummy" else absolute - 1
             for hole in range(self._expected, last_lost + 1):
-                self._detected[hole] = t
+                self._detected[hole] = t if hole == self._expected else None
             self._expected = absolute + 1
 
     @property
     def unrecovered(self) -> int:
         """Holes detected of which no retransmitted copy arrived."""
         return len(self._detected)
+
+
+@dataclass
+class ResumeMeter:
+    """t_flight_resume (App. B.1): a tap on each direction of the protected link. A resume
+    frame's egress pass at the receiver is its wire start less the egress latency; the flight
+    ends at the next original data frame's arrival at the receiver."""
+
+    egress_ns: int
+    link_delay_ns: int
+    wire_ps: Callable[[int], int]
+    flights_ns: list[int] = field(default_factory=list)
+    _since: int | None = None
+
+    def backward(self, data: bytes, lost: bool, arrival_ns: int) -> None:
+        wire = parse_lg(data)
+        if lost or wire is None or wire.pause is not False:
+            return
+        start_ns = arrival_ns - self.link_delay_ns - self.wire_ps(len(data)) // 1000
+        if self._since is None:
+            self._since = start_ns - self.egress_ns
+
+    def forward(self, data: bytes, lost: bool, arrival_ns: int) -> None:
+        if self._since is None or lost or not is_data(data):
+            return
+        self.flights_ns.append(arrival_ns - self._since)
+        self._since = None
+
+
+class PausedQueue:
+    """The sender's normal queue as the testbed has it: the receiver's pause stops it in
+    place (PFC), and its backlog waits.
+
+    Our program pauses by holding packets in its recirculation loop (docs/protocol.md §3.5),
+    which costs recirculation bandwidth that the testbed's paused queue does not. So the
+    generator's frames wait here instead (tail-dropped beyond `limit_bytes`) and enter the
+    sender's pipeline only while its `lg_tx_paused` register is 0, keeping `keep` frames in
+    the pipeline and its normal queue (enough to cover the ingress latency: the link stays
+    busy back to back). The program's hold then never holds a frame. The stress test also
+    pauses the normal TM queue itself while the register is 1, as the MAC does on a PFC
+    frame, so the frames already past the ingress wait there and leave at once on resume.
+    `release` runs on each frame offered and after each frame the sender receives from the
+    link."""
+
+    def __init__(self, receive: Callable[[bytes], None], paused: Any, normal_depth:
+                 Callable[[], int], clock: Any, limit_bytes: int, keep: int,
+                 ingress_ns: int) -> None:
+        self.receive = receive
+        self.paused = paused
+        self.normal_depth = normal_depth
+        self.clock = clock
+        self.limit_bytes = limit_bytes
+        self.keep = keep
+        self.ingress_ns = ingress_ns
+        self.backlog: deque[bytes] = deque()
+        self.bytes = 0
+        self.drops = 0
+        self._entered: deque[int] = deque()
+
+    def offer(self, data: bytes) -> None:
+        if self.bytes + len(data) > self.limit_bytes:
+            self.drops += 1
+        else:
+            self.backlog.append(data)
+            self.bytes += len(data)
+        self.release()
+
+    def release(self) -> None:
+        backlog, entered = self.backlog, self._entered
+        if not backlog or self.paused.read(LINK_PORT):
+            return
+        now = self.clock.now_ns()
+        while entered and entered[0] <= now - self.ingress_ns:
+            entered.popleft()
+        while backlog and len(entered) + self.normal_depth() < self.keep:
+            data = backlog.popleft()
+            self.bytes -= len(data)
+            entered.append(now)
+            self.receive(data)
 
 
 def is_data(data: bytes) -> bool:
@@ -235,12 +317,24 @@ class StressResult:
     steady_ns_per_frame: float
     """Time per delivered frame in the loss-free steady state (measured in the warm-up)."""
     tx_samples: list[int]
+    """The sender's Tx buffer as the paper measured it: bytes (80-byte cells) of Tx copies
+    waiting in the recirculation queue, sampled every `sample_ns`."""
     rx_samples: list[int]
+    """The receiver's Rx buffer likewise: packets waiting in its recirculation queue."""
     steady_tx_bytes: int
     steady_weight: int
     """Extra samples at the steady-state occupancy standing for the cut-out frames."""
     tx_max_bytes: int
+    """The watermark of the Tx buffer queue (the paper's maximum)."""
     rx_max_bytes: int
+    tx_alive_max_bytes: int
+    """The program's own count: the most bytes of Tx copies alive at once (queued, in a pass
+    or on the loop), `lg_tx_buf_max_bytes`; an upper bound of the queue's watermark."""
+    rx_alive_max_bytes: int
+    """Likewise the most bytes in the reordering buffer, `lg_rx_buf_max_bytes`."""
+    resume_flights_ns: list[int]
+    """t_flight_resume of each resume (App. B.1): from the resume frame's egress pass at the
+    receiver to the next data frame's arrival at the receiver's LG ingress."""
     recirculations: dict[str, int]
     steady_recirc_per_frame: dict[str, float]
     counters: dict[str, int]
@@ -250,8 +344,8 @@ class StressResult:
     wall_s: float
     events: int
     generated: int
-    hold_drops: int
-    """Generated frames not admitted because the sender's hold was full."""
+    tail_drops: int
+    """Generated frames dropped because the sender's paused normal queue was full."""
     digest: str = ""
 
     # ---- loss ------------------------------------------------------------------------------
@@ -456,13 +550,18 @@ class StressRun:
         self.net.hosts["h2"].handlers.append(self.sink.receive)
         self.net.link.forward.taps.append(self.meter.tap)
         self.stream = FrameStream(HOSTS["h1"], HOSTS["h2"], spec.sizes, spec.seed)
-        self.hold_drops = 0
+        self.queue = self._paused_queue()
+        link = self.net.link
+        self.resumes = ResumeMeter(self.timing.egress_latency_ns, link.backward.delay_ns,
+                                   link.backward.wire_ps)
+        link.backward.taps.append(self.resumes.backward)
+        link.forward.taps.append(self.resumes.forward)
         self.samples: list[tuple[int, int, int]] = []
         """(time ns, Tx buffer bytes, Rx buffer bytes) every sample_ns after the warm-up."""
         self.marks: dict[str, Any] = {}
 
     def _snapshot(self) -> tuple[int, int, int]:
-        return self.clock.now_ns(), self.s1.recirculations, self.s2.recirculations
+        return self.clock.now_ns(), _loops(self.s1), _loops(self.s2)
 
     # ---- the generator ---------------------------------------------------------------------
 
@@ -477,31 +576,33 @@ class StressRun:
                 return
             yield stream.frame(stream.next_size())
 
-    def _admission(self) -> Callable[[bytes], None]:
-        """The generator's frames enter s1 as Tofino's paused queue would take them (see
-        TimingModel.hold_buffer_bytes): while the link is paused, up to the hold buffer; while
-        the hold drains after a resume, not at all (they would queue behind it); otherwise
-        always."""
-        receive = self.s1.receive
-        head = _register(self.net, "s1", "lg_tx_hold_head")
-        tail = _register(self.net, "s1", "lg_tx_hold_tail")
+    def _paused_queue(self) -> PausedQueue:
+        """The sender's normal queue in front of its pipeline (see PausedQueue)."""
+        s1, timing = self.s1, self.timing
+        prio = self.net.layout.prio_normal
+        frame_ns = self.frame_wire_bits / self.spec.rate_gbps
+        keep = math.ceil((timing.ingress_latency_ns + frame_ns) / frame_ns) + 1
+        queue = PausedQueue(
+            lambda data: s1.receive(HOST_PORT, data), _register(self.net, "s1", "lg_tx_paused"),
+            lambda: s1.tm.queue_depths(LINK_PORT)[prio], self.clock,
+            timing.paused_queue_bytes, keep, timing.ingress_latency_ns)
+        backward = self.net.link.backward
+        deliver = backward.deliver
         paused = _register(self.net, "s1", "lg_tx_paused")
-        limit = max(1, self.timing.hold_buffer_bytes * 8 // self.frame_wire_bits)
 
-        def admit(data: bytes) -> None:
-            held = (int(tail.read(LINK_PORT)) - int(head.read(LINK_PORT))) % (1 << 32)
-            if held and (held >= limit or not paused.read(LINK_PORT)):
-                self.hold_drops += 1
-                return
-            receive(HOST_PORT, data)
+        def deliver_then_release(data: bytes) -> None:
+            deliver(data)
+            s1.tm.set_paused(LINK_PORT, prio, bool(paused.read(LINK_PORT)))
+            queue.release()
 
-        return admit
+        backward.deliver = deliver_then_release
+        return queue
 
     # ---- running ---------------------------------------------------------------------------
 
     def run(self, progress: bool = False) -> StressResult:
         spec, clock, marks = self.spec, self.clock, self.marks
-        source = LineRateSource(clock, self._admission(), spec.rate_gbps * 1e9, self._frames(),
+        source = LineRateSource(clock, self.queue.offer, spec.rate_gbps * 1e9, self._frames(),
                                 period_ps=spec.period_ps, on_end=lambda: self._mark("gen_end"))
         self.net.net.every(spec.sample_ns, self._sampler())
         # The loss-free steady state: the second half of the warm-up.
@@ -518,20 +619,26 @@ class StressRun:
         return self._result(wall, clock.events_run - events0, source.emitted)
 
     def _mark(self, key: str) -> None:
-        self.marks[key] = (sum(self.sink.delivered), self.s1.recirculations,
-                           self.s2.recirculations, self.clock.now_ns())
+        self.marks[key] = (sum(self.sink.delivered), _loops(self.s1), _loops(self.s2),
+                           self.clock.now_ns())
         if key == "gen_end":  # deliveries from now on are after the measurement window
             self.sink.window = (self.sink.window[0], self.clock.now_ns())
             self.marks["in_window"] = self.sink.in_window
 
     def _sampler(self) -> Callable[[int], None]:
-        tx_reg = _register(self.net, "s1", "lg_tx_buf_bytes")
-        rx_reg = _register(self.net, "s2", "lg_rx_buf_bytes")
+        """Samples of the Tx and Rx buffers the paper's way: the recirculation queues'
+        occupancy (cells x cell size); their watermarks count from the first sample."""
+        recirc, cell = self.net.layout.recirc_port, self.timing.cell_bytes
+        tx_tm, rx_tm = self.s1.tm, self.s2.tm
         samples, marks, start = self.samples, self.marks, self.warmup_end_ns // 2
 
         def sample(t: int) -> None:
+            if t >= start and not samples:
+                tx_tm.reset_watermarks()
+                rx_tm.reset_watermarks()
             if t >= start and "gen_end" not in marks:
-                samples.append((t, int(tx_reg.read(LINK_PORT)), int(rx_reg.read(LINK_PORT))))
+                samples.append((t, tx_tm.queue_cells(recirc, PRIO_LOOP)[0] * cell,
+                                rx_tm.queue_cells(recirc, PRIO_LOOP)[0] * cell))
 
         return sample
 
@@ -597,15 +704,28 @@ class StressRun:
             tx_samples=[tx for tx, _ in measured], rx_samples=[rx for _, rx in measured],
             steady_tx_bytes=steady_tx,
             steady_weight=round(skipped * ns_per_frame / spec.sample_ns),
-            tx_max_bytes=net.register("s1", "lg_tx_buf_max_bytes"),
-            rx_max_bytes=net.register("s2", "lg_rx_buf_max_bytes"),
+            tx_max_bytes=self._watermark("s1"), rx_max_bytes=self._watermark("s2"),
+            tx_alive_max_bytes=net.register("s1", "lg_tx_buf_max_bytes"),
+            rx_alive_max_bytes=net.register("s2", "lg_rx_buf_max_bytes"),
+            resume_flights_ns=self.resumes.flights_ns,
             recirculations={"tx": a_end - a_start, "rx": b_end - b_start},
             steady_recirc_per_frame={"tx": tx_per_frame, "rx": rx_per_frame},
             counters=counters, duplicates=sink.duplicates, out_of_order=sink.out_of_order,
             pipeline_capacity_pps=self.timing.pipeline_capacity_pps, wall_s=wall,
-            events=events, generated=generated, hold_drops=self.hold_drops)
+            events=events, generated=generated, tail_drops=self.queue.drops)
         result.digest = _digest(result, sink.delivered)
         return result
+
+
+    def _watermark(self, switch: str) -> int:
+        tm = self.net.switches[switch].tm
+        return tm.queue_cells(self.net.layout.recirc_port, PRIO_LOOP)[1] * self.timing.cell_bytes
+
+
+def _loops(switch: Any) -> int:
+    """Recirculations through the recirculation port proper (Table 4 counts these): not the
+    passes of clones through its clone lane (the internal port the mirror sessions use)."""
+    return switch.recirculations - switch.lane_recirculations
 
 
 def _median(values: list[int]) -> int:
@@ -654,16 +774,22 @@ def report(result: StressResult) -> str:
         f"[{low:.2g}, {high:.2g}]; p^(N+1) from the measured rates: {result.theory_loss():.2g})")
     lines.append(
         f"effective link speed: {result.effective_gbps:.2f} Gb/s of {s.rate_gbps:g} "
-        f"({100 * result.speed_reduction:.2f}% less); frames the full hold turned away: "
-        f"{result.hold_drops}")
-    for which, maximum in (("tx", result.tx_max_bytes), ("rx", result.rx_max_bytes)):
+        f"({100 * result.speed_reduction:.2f}% less); frames the full paused queue dropped: "
+        f"{result.tail_drops}")
+    for which, maximum, alive in (("tx", result.tx_max_bytes, result.tx_alive_max_bytes),
+                                  ("rx", result.rx_max_bytes, result.rx_alive_max_bytes)):
         pct = result.buffer_percentiles(which)
-        lines.append(f"{which.upper()} buffer (bytes): " + ", ".join(
-            f"{k} {v}" for k, v in pct.items()) + f"; register max {maximum}")
+        lines.append(f"{which.upper()} buffer, recirculation queue (bytes): " + ", ".join(
+            f"{k} {v}" for k, v in pct.items()) + f"; watermark {maximum}; most bytes alive "
+            f"{alive}")
     delays = result.delay_percentiles()
     if delays:
         lines.append("retransmission delay (us): " + ", ".join(
             f"{k} {v:.2f}" for k, v in delays.items()) + f" over {len(result.retx_delays_ns)}")
+    flights = percentiles_us(result.resume_flights_ns)
+    if flights:
+        lines.append("t_flight_resume (us): " + ", ".join(
+            f"{k} {v:.2f}" for k, v in flights.items()) + f" over {len(result.resume_flights_ns)}")
     lines.append("consecutive losses: " + ", ".join(
         f"{k}: {v}" for k, v in result.bursts.items()))
     lines.append(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lgkit.sim.stress import StressResult, StressSpec, run_stress
+from lgkit.sim.stress import StressResult, StressSpec, percentiles_us, run_stress
 
 RATES = (25.0, 100.0)
 LOSSES = (1e-5, 1e-4, 1e-3)
@@ -31,11 +31,13 @@ class Scale:
     max_gap: int
     burst_frames: int
     law_frames: dict[float, int]
+    delay_frames: int
+    """Frames of each point of Fig. 17's recovery population (loss 1e-2)."""
 
 
-QUICK = Scale("quick", 4_000, 40_000, 400_000, 400, 6_000, {5e-2: 8_000})
+QUICK = Scale("quick", 4_000, 40_000, 400_000, 400, 6_000, {5e-2: 8_000}, 5_000)
 DEFAULT = Scale("default", 50_000, 500_000, 5_000_000, 800, 30_000,
-                {1e-2: 150_000, 2e-2: 60_000, 5e-2: 20_000})
+                {1e-2: 150_000, 2e-2: 60_000, 5e-2: 20_000}, 40_000)
 
 
 def scale_for(quick: bool) -> Scale:
@@ -65,6 +67,14 @@ def burst_points(scale: Scale, seed: int) -> list[StressSpec]:
     return [StressSpec(rate_gbps=100.0, loss=loss, burst=burst, mode="lg", seed=seed,
                        frames=scale.burst_frames, warmup_frames=1_000)
             for loss in (1e-2, 5e-2) for burst in (1.0, 2.0)]
+
+
+def delay_points(scale: Scale, seed: int) -> list[StressSpec]:
+    """Fig. 17's population of recoveries beside Fig. 8's points: LG at 25G and 100G with the
+    paper's N = 2 (its 1e-3 setting, the worst case of its maxima), at 1e-2 loss so that the
+    rarer events of its ~1M recoveries (a lost first copy, another loss close by) occur."""
+    return [StressSpec(rate_gbps=rate, loss=1e-2, copies=2, mode="lg", seed=seed,
+                       frames=scale.delay_frames, warmup_frames=1_000) for rate in RATES]
 
 
 def law_points(scale: Scale, seed: int) -> list[StressSpec]:
@@ -112,12 +122,15 @@ def summarize(result: StressResult) -> dict[str, Any]:
         "tx_buffer": result.buffer_percentiles("tx"),
         "rx_buffer": result.buffer_percentiles("rx"),
         "tx_max_bytes": result.tx_max_bytes, "rx_max_bytes": result.rx_max_bytes,
+        "tx_alive_max_bytes": result.tx_alive_max_bytes,
+        "rx_alive_max_bytes": result.rx_alive_max_bytes,
+        "resume_flight_us": percentiles_us(result.resume_flights_ns),
         "retx_delay_us": result.delay_percentiles(),
         "retx_delays_ns": result.retx_delays_ns[:MAX_DELAYS_KEPT],
         "bursts": {str(k): v for k, v in result.bursts.items()},
         "recirc_tx_pct": result.recirc_overhead("tx"),
         "recirc_rx_pct": result.recirc_overhead("rx"),
-        "counters": result.counters, "hold_drops": result.hold_drops,
+        "counters": result.counters, "tail_drops": result.tail_drops,
         "unrecovered_holes": result.unrecovered_holes,
         "wall_s": result.wall_s, "frames_per_s": result.frames_per_wall_s,
         "digest": result.digest,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .clock import Clock, RealClock
-from .tm import TrafficManager
+from .tm import CLONE_INSTANCE_TYPES, TrafficManager
 from .watchdog import Watchdog
 
 RECIRC_QUEUE_CAPACITY = 1024
@@ -41,13 +41,22 @@ class Switch:
 
     A packet's path: `receive` -> ingress pass -> `tm` queue -> egress pass -> port backend (or
     `packet_in_handlers` for the CPU port). Resubmitted and recirculated packets re-enter the
-    ingress through a 1024-packet queue served before new packets. Each pass may cost
-    `pass_latency_ns` (for virtual time; pipelined, it delays but does not limit throughput).
+    ingress through a 1024-packet queue served before new packets.
+
+    Latencies (for virtual time; pipelined, they delay but do not limit throughput), each
+    `pass_latency_ns` unless given: `ingress_latency_ns` from a pass's start (arrival or
+    recirculation) to the TM queue, `egress_latency_ns` from the dequeue to the wire,
+    `recirc_latency_ns` from the dequeue at the recirculation port (after its serialization, if
+    the port has a rate) back to the ingress; `clone_latency_ns` (default 0)
+    delays a clone's entry into its queue (a mirror buffer). Each pass computes at its start;
+    the latency is paid after it.
     """
 
     def __init__(self, device_id: int = 0, cpu_port: int | None = None, priority_queues: int = 1,
                  drop_port: int = 511, clock: Clock | None = None,
                  log: logging.Logger | None = None, pass_latency_ns: int = 0,
+                 ingress_latency_ns: int | None = None, egress_latency_ns: int | None = None,
+                 recirc_latency_ns: int | None = None, clone_latency_ns: int = 0,
                  max_parser_transitions: int | None = None) -> None:
         self.device_id = device_id
         self.cpu_port = cpu_port
@@ -56,7 +65,17 @@ class Switch:
         "Parser states a packet may visit, set on every pipeline installed (None: its default)."
         self.clock: Clock = clock if clock is not None else RealClock()
         self.log = log if log is not None else logging.getLogger("lgkit.switch")
-        self.pass_latency_ns = pass_latency_ns
+        self.ingress_latency_ns = _given(ingress_latency_ns, pass_latency_ns)
+        self.egress_latency_ns = _given(egress_latency_ns, pass_latency_ns)
+        self.recirc_latency_ns = _given(recirc_latency_ns, pass_latency_ns)
+        self.clone_latency_ns = clone_latency_ns
+        if min(self.ingress_latency_ns, self.egress_latency_ns, self.recirc_latency_ns,
+               clone_latency_ns) < 0:
+            raise ValueError("latencies must be >= 0")
+        self.timed = bool(self.ingress_latency_ns or self.egress_latency_ns
+                          or self.recirc_latency_ns or clone_latency_ns)
+        """Whether passes take time (virtual time): then arrivals wait in a bounded input
+        queue while their ingress pass is in flight."""
         self.lock = threading.RLock()
         self.pipeline: Any = None
         self.drops: Counter[str] = Counter()
@@ -76,6 +95,8 @@ class Switch:
         self._input_pending = 0
         self.recirculations = 0
         """Packets sent back to ingress (recirculated or resubmitted) since start."""
+        self.lane_recirculations = 0
+        """Of those, clones recirculated from a clone lane (TrafficManager.set_clone_lane)."""
 
     # ---- configuration -------------------------------------------------------------------
 
@@ -117,7 +138,7 @@ class Switch:
         st = self.port_stats.get(port) or self.stats(port)
         st.rx_packets += 1
         st.rx_bytes += len(data)
-        if self.pass_latency_ns:
+        if self.timed:
             if self._input_pending >= INPUT_QUEUE_CAPACITY:
                 self.drops["input_queue_full"] += 1
                 return
@@ -155,8 +176,8 @@ class Switch:
                     return
             if result.drops:
                 self.drops["ingress_drop"] += result.drops
-            if self.pass_latency_ns:
-                self.clock.call_later(self.pass_latency_ns, self._after_ingress, result,
+            if self.timed:
+                self.clock.call_later(self.ingress_latency_ns, self._after_ingress, result,
                                       job is None, generation)
                 return
             enqueue = self.tm.enqueue
@@ -173,18 +194,35 @@ class Switch:
                 self._input_pending -= 1
             enqueue = self.tm.enqueue
             for job in result.egress:
-                enqueue(job)
+                if self.clone_latency_ns and job.instance_type in CLONE_INSTANCE_TYPES:
+                    self._clone(job)
+                else:
+                    enqueue(job)
             if result.resubmit is not None:
                 self._recirculate(result.resubmit)
 
-    def _recirculate(self, job: Any) -> None:
-        """Queue a resubmitted or recirculated packet for another ingress pass (served first)."""
+    def _clone(self, job: Any) -> None:
+        """A clone enters its queue after the mirror buffer's latency."""
+        self.clock.call_later(self.clone_latency_ns, self._enqueue_clone, job, self._generation)
+
+    def _enqueue_clone(self, job: Any, generation: int) -> None:
+        with self.lock:
+            if generation == self._generation:
+                self.tm.enqueue(job)
+
+    def _recirculate(self, job: Any, from_lane: bool = False, wire_ns: int = 0) -> None:
+        """Queue a resubmitted or recirculated packet for another ingress pass (served first),
+        after the recirculation latency and `wire_ns`, its serialization at the recirculation
+        port's rate (the port's rate limiter paces the next packet, not this one)."""
         if self._recirc_pending >= RECIRC_QUEUE_CAPACITY:
             self.drops["recirc_queue_full"] += 1
             return
         self._recirc_pending += 1
         self.recirculations += 1
-        self.clock.call_later(self.pass_latency_ns, self._recirc_ingress, job, self._generation)
+        if from_lane:
+            self.lane_recirculations += 1
+        self.clock.call_later(self.recirc_latency_ns + wire_ns, self._recirc_ingress, job,
+                              self._generation)
 
     def _recirc_ingress(self, job: Any, generation: int) -> None:
         if generation != self._generation:
@@ -208,18 +246,26 @@ class Switch:
                 return 0
         if result.clones:
             for clone in result.clones:
-                self.tm.enqueue(clone)
+                if self.clone_latency_ns:
+                    self._clone(clone)
+                else:
+                    self.tm.enqueue(clone)
         if result.recirculate is not None:
-            self._recirculate(result.recirculate)
-            return len(result.recirculate.data)
+            lanes = self.tm.clone_lanes
+            from_lane = bool(lanes) and job.port in lanes \
+                and job.instance_type in CLONE_INSTANCE_TYPES
+            nbytes = len(result.recirculate.data)
+            self._recirculate(result.recirculate, from_lane,
+                              self.tm.wire_ns(job.port, nbytes, from_lane))
+            return nbytes
         out = result.out
         if out is None:
             if result.dropped:
                 self.drops["egress_drop"] += 1
             return 0
         port, data = out
-        if self.pass_latency_ns:
-            self.clock.call_later(self.pass_latency_ns, self._transmit, port, data,
+        if self.timed:
+            self.clock.call_later(self.egress_latency_ns, self._transmit, port, data,
                                   self._generation)
             return len(data)
         backend = self.ports.get(port)
@@ -259,3 +305,7 @@ class Switch:
                 "passes": dict(sorted(self.passes.items())),
                 "ports": {p: s.as_dict() for p, s in sorted(self.port_stats.items())},
             }
+
+
+def _given(value: int | None, default: int) -> int:
+    return default if value is None else value

@@ -12,6 +12,8 @@ from .clock import Clock
 DEFAULT_QUEUE_DEPTH = 64
 SERVE_BATCH = 64
 PS_PER_S = 10**12
+CLONE_INSTANCE_TYPES = (1, 2)
+"""BMv2's instance_type of I2E and E2E clones (PKT_INSTANCE_TYPE_INGRESS_CLONE, _EGRESS_CLONE)."""
 
 # transmit(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp_us, deq_timedelta_us) -> wire
 # bytes (0 = the egress pass dropped it); the port rate is charged for the bytes actually sent.
@@ -28,9 +30,12 @@ def wire_start_ps(now_ns: int, tat_ps: int) -> int:
 
 class Queue:
     """One egress queue: FIFO of (job, enqueue time ns, depth at enqueue), depth and rate;
-    optionally a capacity in bytes too (`depth_bytes`, 0 = none; `bytes` queued now)."""
+    optionally a capacity in bytes too (`depth_bytes`, 0 = none; `bytes` queued now), and its
+    occupancy in buffer cells (`cells` now, `peak_cells` its watermark) when the TM counts
+    cells; a `paused` queue is not served (priority flow control)."""
 
-    __slots__ = ("items", "depth", "pps", "next_due_ns", "depth_bytes", "bytes")
+    __slots__ = ("items", "depth", "pps", "next_due_ns", "depth_bytes", "bytes", "cells",
+                 "peak_cells", "paused")
 
     def __init__(self, depth: int, pps: float) -> None:
         self.items: deque[tuple[Any, int, int]] = deque()
@@ -39,19 +44,23 @@ class Queue:
         self.next_due_ns = 0
         self.depth_bytes = 0
         self.bytes = 0
+        self.cells = 0
+        self.peak_cells = 0
+        self.paused = False
 
 
 class Port:
     """The queues of one egress port and its bit-rate shaper (GCRA in picoseconds)."""
 
-    __slots__ = ("queues", "rate_bps", "burst_bytes", "framing_bytes", "tat_ps", "tau_ps",
-                 "wake_at", "busy", "queued")
+    __slots__ = ("queues", "rate_bps", "burst_bytes", "framing_bytes", "min_frame_bytes",
+                 "tat_ps", "tau_ps", "wake_at", "busy", "queued")
 
     def __init__(self, queues: list[Queue]) -> None:
         self.queues = queues
         self.rate_bps = 0
         self.burst_bytes = 0
         self.framing_bytes = 0
+        self.min_frame_bytes = 0
         self.tat_ps = 0
         self.tau_ps = 0
         self.wake_at: int | None = None
@@ -65,7 +74,8 @@ class Port:
         self.tau_ps = burst_bytes * 8 * PS_PER_S // rate_bps if rate_bps else 0
 
     def wire_ps(self, nbytes: int) -> int:
-        return (nbytes + self.framing_bytes) * 8 * PS_PER_S // self.rate_bps
+        return ((max(nbytes, self.min_frame_bytes) + self.framing_bytes) * 8 * PS_PER_S
+                // self.rate_bps)
 
 
 class TrafficManager:
@@ -87,6 +97,10 @@ class TrafficManager:
         # time: epoll wakes up in whole ms; virtual time: never late, so 0 = exact BMv2 rule).
         self.late_tolerance_ns = late_tolerance_ns
         self.ports: dict[int, Port] = {}
+        self.clone_lanes: dict[int, Port] = {}
+        """Ports whose clones have a serializer and queues of their own (`set_clone_lane`)."""
+        self.cell_bytes = 0
+        """Count queue occupancy in cells of this many bytes (0 = off; `count_cells`)."""
         self._default_depth: list[int] = [DEFAULT_QUEUE_DEPTH] * priority_queues
         self._default_pps: list[float] = [0.0] * priority_queues
 
@@ -142,13 +156,15 @@ class TrafficManager:
             self._serve(p)
 
     def set_port_rate(self, rate_bps: float, port: int, burst_bytes: int | None = None,
-                      framing_bytes: int | None = None) -> None:
+                      framing_bytes: int | None = None,
+                      min_frame_bytes: int | None = None) -> None:
         """Limit a port to `rate_bps` (0 = unlimited) with a burst allowance.
 
         The default burst is 1 ms at the rate (at least two 1514 B frames), enough to absorb
         event-loop timer lateness in real time. `framing_bytes` is added to every packet (24
-        for Ethernet preamble, FCS and inter-frame gap); None keeps the port's value (0 at
-        first, the link's in a virtual network)."""
+        for Ethernet preamble, FCS and inter-frame gap) after padding it to `min_frame_bytes`
+        (the link's minimum frame, so that short frames cost the port what they cost the
+        wire); None keeps the port's value (0 at first, the link's in a virtual network)."""
         rate = int(rate_bps)
         if rate < 0:
             raise ValueError("port rate must be >= 0")
@@ -157,8 +173,56 @@ class TrafficManager:
         state = self.port(port)
         if framing_bytes is None:
             framing_bytes = state.framing_bytes
+        if min_frame_bytes is not None:
+            state.min_frame_bytes = min_frame_bytes
         state.set_rate(rate, burst_bytes, framing_bytes)
         self._serve(state)
+
+    def set_clone_lane(self, port: int, rate_bps: float, framing_bytes: int = 0,
+                       depth: int = DEFAULT_QUEUE_DEPTH, depth_bytes: int = 0) -> None:
+        """Serve the clones (I2E, E2E) queued to `port` by a serializer and queues of their own
+        at `rate_bps`, like a switch whose mirror sessions deliver to an internal port while
+        the other packets for `port` use a front-panel one (Tofino: mirrored copies to the
+        internal recirculation port, loops through a port in loopback). The egress pass still
+        sees `port`."""
+        lane = Port([Queue(depth, 0.0) for _ in range(self.priority_queues)])
+        for q in lane.queues:
+            q.depth_bytes = depth_bytes
+        lane.set_rate(int(rate_bps), 0, framing_bytes)
+        self.clone_lanes[port] = lane
+
+    def count_cells(self, cell_bytes: int) -> None:
+        """Count every queue's occupancy in cells of `cell_bytes` (a packet takes
+        ceil(length / cell_bytes)), with a watermark, like a switch's queue usage counters."""
+        if cell_bytes <= 0:
+            raise ValueError("cell size must be > 0")
+        self.cell_bytes = cell_bytes
+
+    def queue_cells(self, port: int, prio: int) -> tuple[int, int]:
+        """(cells now, watermark) of a port's queue (the port's own, not its clone lane)."""
+        q = self.port(port).queues[prio]
+        return q.cells, q.peak_cells
+
+    def set_paused(self, port: int, prio: int, paused: bool) -> None:
+        """Pause or resume one queue of a port, as a MAC does on a PFC frame for its class:
+        a paused queue keeps its packets and is skipped by the scheduler."""
+        state = self.port(port)
+        state.queues[prio].paused = paused
+        if not paused and not state.busy:
+            self._serve(state)
+
+    def reset_watermarks(self) -> None:
+        """Start every queue's watermark again from its occupancy now."""
+        for state in [*self.ports.values(), *self.clone_lanes.values()]:
+            for q in state.queues:
+                q.peak_cells = q.cells
+
+    def wire_ns(self, port: int, nbytes: int, lane: bool = False) -> int:
+        """Serialization time of `nbytes` at `port`'s rate (or its clone lane's), 0 if none."""
+        state = self.clone_lanes.get(port) if lane else self.ports.get(port)
+        if state is None or not state.rate_bps:
+            return 0
+        return -(-state.wire_ps(nbytes) // 1000)
 
     def queue_depths(self, port: int) -> list[int]:
         """Current occupancy (packets) of each priority queue of `port`."""
@@ -166,10 +230,11 @@ class TrafficManager:
 
     def flush(self) -> None:
         """Discard every queued packet (a new pipeline invalidates their state)."""
-        for state in self.ports.values():
+        for state in [*self.ports.values(), *self.clone_lanes.values()]:
             for q in state.queues:
                 q.items.clear()
                 q.bytes = 0
+                q.cells = 0
             state.queued = 0
 
     def describe(self) -> dict[str, Any]:
@@ -194,8 +259,10 @@ class TrafficManager:
             self.drops["bad_priority"] += 1
             return
         state = self.ports.get(job.port) or self.port(job.port)
+        if self.clone_lanes and job.instance_type in CLONE_INSTANCE_TYPES:
+            state = self.clone_lanes.get(job.port, state)
         q = state.queues[prio]
-        if not (state.queued or state.busy or state.rate_bps or q.pps):
+        if not (state.queued or state.busy or state.rate_bps or q.pps or q.paused):
             # The fast path: an idle, unshaped port sends the packet at once (no queueing).
             if q.depth == 0:
                 self.drops["queue_full"] += 1
@@ -218,6 +285,10 @@ class TrafficManager:
                 self.drops["queue_full"] += 1
                 return
             q.bytes += job.length
+        if self.cell_bytes:
+            q.cells += -(-job.length // self.cell_bytes)
+            if q.cells > q.peak_cells:
+                q.peak_cells = q.cells
         items.append((job, self.clock.now_ns(), len(items)))
         state.queued += 1
         if not state.busy:
@@ -246,7 +317,7 @@ class TrafficManager:
             chosen = None
             earliest = None
             for q in reversed(queues):
-                if q.items:
+                if q.items and not q.paused:
                     if not q.pps or q.next_due_ns <= now:
                         chosen = q
                         break
@@ -260,6 +331,8 @@ class TrafficManager:
             state.queued -= 1
             if chosen.depth_bytes:
                 chosen.bytes -= job.length
+            if self.cell_bytes:
+                chosen.cells -= -(-job.length // self.cell_bytes)
             if chosen.pps:
                 # when it should have left: when it was due, or enqueued if that was later
                 ideal = max(chosen.next_due_ns, enq_ns)

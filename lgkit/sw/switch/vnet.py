@@ -364,7 +364,8 @@ class VirtualNetwork:
             return
         assert port is not None
         node.add_port(port, tx)
-        node.tm.set_port_rate(tx.rate_bps, port, burst_bytes=0, framing_bytes=tx.framing_bytes)
+        node.tm.set_port_rate(tx.rate_bps, port, burst_bytes=0, framing_bytes=tx.framing_bytes,
+                              min_frame_bytes=tx.min_frame_bytes)
 
     def generator(self, switch: Switch, port: int, rate_bps: float, frames: Iterable[bytes],
                   **options: Any) -> LineRateSource:
