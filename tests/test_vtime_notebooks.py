@@ -44,7 +44,7 @@ def test_quick_experiments_print_ours_beside_the_paper(
     assert len(points) == 12 and all(p["covered"] >= 4_000 for p in points)
     assert json.loads((run / "metadata.json").read_text())["status"] == "complete"
     assert (run / "summary.csv").read_text().count("\n") > 12 * 6
-    assert len(list((root / "vtime-points" / "quick").glob("*.json"))) == 12 + 1 + 2 + 4
+    assert len(list((root / "vtime-points" / "quick").glob("*.json"))) == 12 + 1 + 4
 
 
 @pytest.mark.parametrize("name", FIGURES)

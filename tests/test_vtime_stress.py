@@ -93,6 +93,7 @@ def test_stress_command_prints_the_measures(capsys: pytest.CaptureFixture[str]) 
                  "retransmission delay", "recirculation"):
         assert text in out
     assert main(["stress", "--loss", "2"]) == 1
+    assert main(["stress", "--clone-latency-ns", "-5"]) == 1
     assert main(["stress", "--mix", "64:1,huge"]) == 1
     assert main(["stress", "--rate-gbps", "100", "--loss", "1e-2", "--frames", "800", "--warmup",
                  "100", "--mode", "lg_nb", "--mix", "64:1,1514:1"]) == 0

@@ -76,11 +76,11 @@ def run_stress_command(args: argparse.Namespace) -> int:
     from lgkit.sim.stress import StressSpec, report, run_stress
     from lgkit.sim.timing import TimingModel
 
-    timing = TimingModel.for_link(args.rate_gbps)
-    for name in TIMING_OPTIONS:
-        if getattr(args, name) is not None:
-            timing = replace(timing, **{name: getattr(args, name)})
     try:
+        timing = TimingModel.for_link(args.rate_gbps)
+        for name in TIMING_OPTIONS:
+            if getattr(args, name) is not None:
+                timing = replace(timing, **{name: getattr(args, name)})
         mix = _mix(args.mix) if args.mix else ()
         spec = StressSpec(
             rate_gbps=args.rate_gbps, loss=args.loss, burst=args.burst, mode=args.mode,

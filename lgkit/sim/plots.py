@@ -113,8 +113,8 @@ def fig17(folder: Path) -> Figure:
     data = load(folder)
     fig, ax = plt.subplots(figsize=(7, 4))
     for rate, color in zip(RATES, ("tab:blue", "tab:orange"), strict=True):
-        delays = sorted(d / 1000 for p in [*data["points"], *data.get("extra", [])]
-                        if p["rate_gbps"] == rate for d in p["retx_delays_ns"])
+        delays = sorted(d / 1000 for p in _points(data, rate_gbps=rate)
+                        for d in p["retx_delays_ns"])
         if delays:
             ax.step(delays, [(i + 1) / len(delays) for i in range(len(delays))], color=color,
                     where="post", label=f"ours {rate:g}G ({len(delays)} recoveries)")

@@ -613,8 +613,11 @@ class StressRun:
         wall = time.perf_counter()
         events0 = clock.events_run
         self._run_generator(source, progress)
-        # Let everything in flight finish (recoveries, timeouts, drained queues).
-        clock.run_until(marks["gen_end"][3] + 200_000)
+        # Let everything in flight finish: the paused queue's backlog, then recoveries,
+        # timeouts and drained queues.
+        while self.queue.backlog:
+            clock.run_until(clock.now_ns() + 100_000)
+        clock.run_until(max(clock.now_ns(), marks["gen_end"][3]) + 200_000)
         wall = time.perf_counter() - wall
         return self._result(wall, clock.events_run - events0, source.emitted)
 

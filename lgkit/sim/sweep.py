@@ -31,13 +31,11 @@ class Scale:
     max_gap: int
     burst_frames: int
     law_frames: dict[float, int]
-    delay_frames: int
-    """Frames of each point of Fig. 17's recovery population (loss 1e-2)."""
 
 
-QUICK = Scale("quick", 4_000, 40_000, 400_000, 400, 6_000, {5e-2: 8_000}, 5_000)
+QUICK = Scale("quick", 4_000, 40_000, 400_000, 400, 6_000, {5e-2: 8_000})
 DEFAULT = Scale("default", 50_000, 500_000, 5_000_000, 800, 30_000,
-                {1e-2: 150_000, 2e-2: 60_000, 5e-2: 20_000}, 40_000)
+                {1e-2: 150_000, 2e-2: 60_000, 5e-2: 20_000})
 
 
 def scale_for(quick: bool) -> Scale:
@@ -67,14 +65,6 @@ def burst_points(scale: Scale, seed: int) -> list[StressSpec]:
     return [StressSpec(rate_gbps=100.0, loss=loss, burst=burst, mode="lg", seed=seed,
                        frames=scale.burst_frames, warmup_frames=1_000)
             for loss in (1e-2, 5e-2) for burst in (1.0, 2.0)]
-
-
-def delay_points(scale: Scale, seed: int) -> list[StressSpec]:
-    """Fig. 17's population of recoveries beside Fig. 8's points: LG at 25G and 100G with the
-    paper's N = 2 (its 1e-3 setting, the worst case of its maxima), at 1e-2 loss so that the
-    rarer events of its ~1M recoveries (a lost first copy, another loss close by) occur."""
-    return [StressSpec(rate_gbps=rate, loss=1e-2, copies=2, mode="lg", seed=seed,
-                       frames=scale.delay_frames, warmup_frames=1_000) for rate in RATES]
 
 
 def law_points(scale: Scale, seed: int) -> list[StressSpec]:
