@@ -582,13 +582,13 @@ class StressRun:
         prio = self.net.layout.prio_normal
         frame_ns = self.frame_wire_bits / self.spec.rate_gbps
         keep = math.ceil((timing.ingress_latency_ns + frame_ns) / frame_ns) + 1
+        paused = _register(self.net, "s1", "lg_tx_paused")
         queue = PausedQueue(
-            lambda data: s1.receive(HOST_PORT, data), _register(self.net, "s1", "lg_tx_paused"),
+            lambda data: s1.receive(HOST_PORT, data), paused,
             lambda: s1.tm.queue_depths(LINK_PORT)[prio], self.clock,
             timing.paused_queue_bytes, keep, timing.ingress_latency_ns)
         backward = self.net.link.backward
         deliver = backward.deliver
-        paused = _register(self.net, "s1", "lg_tx_paused")
 
         def deliver_then_release(data: bytes) -> None:
             deliver(data)
