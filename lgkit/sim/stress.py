@@ -322,6 +322,7 @@ class StressResult:
     rx_samples: list[int]
     """The receiver's Rx buffer likewise: packets waiting in its recirculation queue."""
     steady_tx_bytes: int
+    steady_rx_bytes: int
     steady_weight: int
     """Extra samples at the steady-state occupancy standing for the cut-out frames."""
     tx_max_bytes: int
@@ -407,7 +408,7 @@ class StressResult:
     def buffer_percentiles(self, which: str) -> dict[str, int]:
         """min, p25, p50, p75, p99, max of the sampled Tx or Rx buffer bytes."""
         samples = self.tx_samples if which == "tx" else self.rx_samples
-        steady = self.steady_tx_bytes if which == "tx" else 0
+        steady = self.steady_tx_bytes if which == "tx" else self.steady_rx_bytes
         return weighted_percentiles(samples, steady, self.steady_weight)
 
     def recirc_overhead(self, switch: str) -> float:
@@ -667,19 +668,24 @@ class StressRun:
 
     # ---- results ---------------------------------------------------------------------------
 
-    def _steady_state(self) -> tuple[float, float, float, int]:
-        """(ns per frame, s1 and s2 recirculations per frame, Tx buffer bytes) of the
-        loss-free steady state: over the cut gaps' windows, else the warm-up's second half."""
+    def _steady_state(self) -> tuple[float, float, float, int, int]:
+        """(ns per frame, s1 and s2 recirculations per frame, Tx and Rx buffer bytes) of the
+        loss-free steady state: over the cut gaps' windows, else the warm-up's second half
+        (after a first loss the reordering buffer may keep a standing queue: see
+        docs/vtime.md)."""
         steady, warm = self.steady, self.warmup_end_ns
         if steady is not None and steady.frames > 0:
             windows = steady.windows
-            tx = [tx for t, tx, _ in self.samples if any(a <= t <= b for a, b in windows)]
+            inside = [(tx, rx) for t, tx, rx in self.samples
+                      if any(a <= t <= b for a, b in windows)]
             return (steady.ns / steady.frames, steady.recirc[0] / steady.frames,
-                    steady.recirc[1] / steady.frames, _median(tx))
+                    steady.recirc[1] / steady.frames, _median([tx for tx, _ in inside]),
+                    _median([rx for _, rx in inside]))
         (d0, a0, b0, t0), (d1, a1, b1, t1) = self.marks["half"], self.marks["end"]
         frames = max(1, d1 - d0)
-        tx = [tx for t, tx, _ in self.samples if t < warm]
-        return (t1 - t0) / frames, (a1 - a0) / frames, (b1 - b0) / frames, _median(tx)
+        before = [(tx, rx) for t, tx, rx in self.samples if t < warm]
+        return ((t1 - t0) / frames, (a1 - a0) / frames, (b1 - b0) / frames,
+                _median([tx for tx, _ in before]), _median([rx for _, rx in before]))
 
     def _result(self, wall: float, events: int, generated: int) -> StressResult:
         spec, net, meter, sink, marks = self.spec, self.net, self.meter, self.sink, self.marks
@@ -688,7 +694,7 @@ class StressRun:
         lost_onward = sum(1 for pid in range(first, self.stream.next_id)
                           if meter.originals[pid] and not sink.delivered[pid])
         skipped = self.model.skipped if isinstance(self.model, TruncatedGaps) else 0
-        ns_per_frame, tx_per_frame, rx_per_frame, steady_tx = self._steady_state()
+        ns_per_frame, tx_per_frame, rx_per_frame, steady_tx, steady_rx = self._steady_state()
         _, a_end, b_end, gen_end_ns = marks["gen_end"]
         _, a_start, b_start, _ = marks["end"]
         measured = [(tx, rx) for t, tx, rx in self.samples if t >= self.warmup_end_ns]
@@ -705,7 +711,7 @@ class StressRun:
             unrecovered_holes=meter.unrecovered, delivered_in_window=marks["in_window"],
             window_ns=window_ns, steady_ns_per_frame=ns_per_frame,
             tx_samples=[tx for tx, _ in measured], rx_samples=[rx for _, rx in measured],
-            steady_tx_bytes=steady_tx,
+            steady_tx_bytes=steady_tx, steady_rx_bytes=steady_rx,
             steady_weight=round(skipped * ns_per_frame / spec.sample_ns),
             tx_max_bytes=self._watermark("s1"), rx_max_bytes=self._watermark("s2"),
             tx_alive_max_bytes=net.register("s1", "lg_tx_buf_max_bytes"),
