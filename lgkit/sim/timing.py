@@ -21,20 +21,24 @@ class TimingModel:
 
     ingress_latency_ns: int = 350
     """From a packet's arrival (from the wire, a loopback or the recirculation) to its TM
-    queue: MAC, parser, ingress pipeline, deparser. Calibrated (docs/vtime.md); a Tofino
-    port-to-port traversal (ingress + egress) of ~0.7 us, which App. B.1's t_flight_resume
-    (1.6 us at 100G: one receiver egress, one sender egress, two links, one filter loop)
-    bounds."""
+    queue: MAC, parser, ingress pipeline, deparser. With the egress latency, a Tofino
+    port-to-port traversal of ~0.7 us, which App. B.1's t_flight_resume pins: in the model it
+    is 2 x egress + 2 x link + a frame + the resume frame + the receiver's filter loop (an
+    ingress pass among them), 1.65 us at 100G against the paper's 1.6 (docs/vtime.md)."""
     egress_latency_ns: int = 350
-    """From the dequeue to the first bit on the wire: egress pipeline, deparser, MAC."""
+    """From the dequeue to the first bit on the wire: egress pipeline, deparser, MAC (see the
+    ingress latency)."""
     recirc_latency_ns: int = 250
-    """From the dequeue at the recirculation port (after serializing the packet at
-    `recirc_rate_bps`) back to the ingress: the egress pass the authors bypass, the MAC
-    loopback of their front-panel recirculation port, the parser's entry."""
+    """From the end of the packet's serialization at the recirculation port (`recirc_rate_bps`)
+    back to the ingress: the egress pass the authors bypass, the MAC loopback of their
+    front-panel recirculation port. A loop is ingress + 123 ns + this = 723 ns for an MTU
+    copy at 100G, ~2.5 loops per copy at 25G (Table 4's 0.42-0.45%)."""
     clone_latency_ns: int = 400
     """A clone's way through the mirror buffer into its queue (Tofino mirrors at the end of a
     pipeline). Sets the first check of a Tx copy and the explicit ACK's and the dummy's period
-    (each is an E2E clone of the previous one)."""
+    (each is an E2E clone of the previous one). Calibrated on the paper's 25G numbers: 400 ns
+    keeps the Tx buffer at two copies (<= 3.6 KB) and the sender's overhead at 0.42% (paper
+    0.44-0.45%); 250 ns gives three copies and 0.46%."""
     link_delay_ns: int = 50
     """Propagation delay of the protected link (ns): ~10 m of fibre at 5 ns/m (the testbed's
     OM4 patch fibre with the attenuator; the paper does not give its length)."""
@@ -69,7 +73,7 @@ class TimingModel:
     and `watermark_cells`, times 80 for bytes)."""
     min_frame_bytes: int = ETHERNET_MIN_FRAME_BYTES
     """Short frames (ACKs, notifications, dummies: 17-20 B) are padded to Ethernet's minimum
-    on the wire."""
+    on the wire (and the TM's port rate charges them the same)."""
     pipeline_capacity_pps: float = 1.2e9
     """Packets per second one pipeline can process, the unit of the recirculation overhead
     (Table 4): a Tofino pipe, 4.8 Bpps over 4 pipes (the paper's "10 Mpps, ~1%" agrees in
