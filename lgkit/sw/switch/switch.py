@@ -171,7 +171,7 @@ class Switch:
                     else guard.run(pipeline.ingress_job, job, now_us)
                 if result is None:
                     self.drops["pass_timeout"] += 1
-                    if self.pass_latency_ns and job is None:
+                    if self.timed and job is None:
                         self._input_pending -= 1
                     return
             if result.drops:
