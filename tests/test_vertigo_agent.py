@@ -17,6 +17,7 @@ import pytest
 from test_net_support import needs_root
 
 from lgkit.schemes import flowinfo
+from lgkit.schemes.vertigo_testbed import ADVMSS
 
 REPO = Path(__file__).resolve().parents[1]
 NS_A, NS_B = f"lgvta{os.getpid()}", f"lgvtb{os.getpid()}"
@@ -42,8 +43,10 @@ def pair() -> Iterator[None]:
                         "name", DEV_B, "netns", NS_B], check=True)
         for name, dev, address in ((NS_A, DEV_A, "10.77.0.1/24"), (NS_B, DEV_B, "10.77.0.2/24")):
             ns(name, "ip", "addr", "add", address, "dev", dev)
-            ns(name, "ip", "link", "set", dev, "up", "mtu", "1480")
+            ns(name, "ip", "link", "set", dev, "up")
             ns(name, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off")
+            ns(name, "ip", "route", "replace", "10.77.0.0/24", "dev", dev, "advmss",
+               str(ADVMSS))
         yield
     finally:
         for name in (NS_A, NS_B):
@@ -113,6 +116,7 @@ def test_marks_on_the_wire_and_delivers_in_order(pair: None, tmp_path: Path) -> 
     assert [m.original_rfs for m in starts] == list(SIZES)  # one first packet per message
     assert [m.flow_id for m in starts] == [0, 1, 2]
     assert all(m.original_rfs <= max(SIZES) and not m.aged for m in data)
+    assert max(len(bytes.fromhex(f)) for f in frames.split()) <= 1500  # room was reserved
     stats_a = json.loads((tmp_path / "a.json").read_text())
     stats_b = json.loads((tmp_path / "b.json").read_text())
     assert stats_a["marker"]["flows"] == 3 and stats_a["marker"]["marked"] == len(data)

@@ -10,6 +10,7 @@ overflows a host port as the paper's 100-way incast overflows 300 KB.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -39,8 +40,10 @@ from lgkit.workloads.hostconfig import HostSettings
 P4 = Path(__file__).resolve().parents[2] / "p4" / "vertigo.p4"
 FABRIC_FACTOR = 4
 "Links between switches run this many times faster than links to hosts."
-HOST_MTU = 1480
-"Room for the 12-byte flowinfo option on the 1500-byte links between switches."
+ADVMSS = 1500 - 20 - 20 - 12
+"""TCP segments small enough for a 12-byte option on 1500-byte links: every host advertises
+this MSS on its routes (a smaller device MTU would not do: the kernel checks the MTU after the
+NFQUEUE rule added the option, and drops the packet)."""
 FLOW_PORT = 5300
 "FCT server port of background flows (plain 4-byte answers)."
 QUERY_PORT = 5301
@@ -70,6 +73,14 @@ class HostProcess:
                 self.process.kill()
                 self.process.wait(5)
         naming.pid_file(self.kind, self.host).unlink(missing_ok=True)
+
+
+def reserve_option_room(host: Any) -> None:
+    """Every route of a host advertises ADVMSS."""
+    for route in host.cmd("ip -4 route show").splitlines():
+        base = re.sub(r"\badvmss \d+", "", route).strip()
+        if base:
+            host.cmd(f"ip route replace {base} advmss {ADVMSS}")
 
 
 class VertigoBed:
@@ -112,8 +123,8 @@ class VertigoBed:
             to_session(session, [settings_write(SCHEMES["ecmp"], self.buffer, index)])
         for name in self.spec.hosts:
             node = self.host(name)
-            node.cmd(f"ip link set dev {node.defaultIntf().name} mtu {HOST_MTU}")
             hostconfig.apply(node, host_settings)
+            reserve_option_room(node)
         for name in self.spec.hosts:
             for port in (FLOW_PORT, QUERY_PORT):
                 self.servers.append(self._start(name, f"fct{port}", [
