@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import re
 import signal
@@ -21,8 +20,8 @@ import numpy as np
 from lgkit.measure.metrics import tail
 from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
+from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.lifecycle import naming
-from lgkit.net.testbed.network import check_tools
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
 from lgkit.schemes.vertigo_control import Buffer
@@ -57,17 +56,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
 
 
 def preflight(options: argparse.Namespace) -> str | None:
-    """Root, Mininet's tools and iptables."""
-    if os.geteuid() != 0:
-        return "this experiment needs root (Mininet creates namespaces and interfaces)"
-    missing = check_tools("mnexec", "iptables", "nstat", "ip", "ethtool", "ping")
-    if missing:
-        return f"missing tools: {', '.join(missing)} (run `make setup`)"
-    if options.target == "bmv2":
-        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
-        if missing:
-            return f"bmv2: {', '.join(missing)} not installed (use --target builtin here)"
-    return None
+    """Root, Mininet's tools, iptables (the host agents' NFQUEUE rules) and nstat."""
+    return net_preflight(options.target, "iptables", "nstat", "ping")
 
 
 def _schemes(ctx: Context) -> list[str]:
