@@ -9,7 +9,7 @@ Incoming TCP enters through queue 1 (raw PREROUTING, before TCP): the orderer ho
 packets' verdicts until the packets before them arrive or tau passes. The rules use
 --queue-bypass, so traffic flows unmarked and unordered when the agent is not running. Stop it
 with SIGTERM or SIGINT: it releases what it holds, removes its rules and writes its counters.
-The host's MTU must leave 12 bytes for the option (lgkit.schemes.vertigo_testbed sets it).
+The host's MTU (or its routes' advertised MSS) must leave 12 bytes for the option.
 """
 
 from __future__ import annotations
