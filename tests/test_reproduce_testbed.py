@@ -20,7 +20,8 @@ NOTEBOOKS = REPO / "notebooks"
 REFERENCE = REPO / "measurements" / "reference"
 PNG = bytes([0x89]) + b"PNG"
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (Mininet testbed)")
+pytestmark = [pytest.mark.root,
+              pytest.mark.skipif(os.geteuid() != 0, reason="needs root (Mininet testbed)")]
 
 
 def _reproduce(name: str, results: Path) -> Path:

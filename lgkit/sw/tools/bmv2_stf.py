@@ -45,6 +45,7 @@ from lgkit.sw.tools.stf import (
     StfRunner,
     Stmt,
     TableInfo,
+    bind_action,
     by_name_or_suffix,
     expect_diffs,
     format_result,
@@ -298,15 +299,13 @@ class Bmv2Cli:
     def extern(self, kind: str, name: str) -> str:
         return by_name_or_suffix(self.externs[kind], name, kind[:-1])
 
-    def action(self, table: TableInfo, name: str, args: list[tuple[str, str]]
+    @staticmethod
+    def action(table: TableInfo, name: str, args: list[tuple[str, str]]
                ) -> tuple[str, list[int]]:
-        action = by_name_or_suffix(list(table.actions), name, "action")
-        given = dict(args)
-        params = table.actions[action]
-        missing = [p.name for p in params if p.name not in given]
-        if missing:
-            raise Bmv2Error(f"action {action}: missing argument '{missing[0]}'")
-        return action, [parse_int(given[p.name], p.bitwidth) for p in params]
+        try:
+            return bind_action(table, name, args)
+        except ValueError as exc:
+            raise Bmv2Error(str(exc)) from exc
 
     def table_add(self, stmt: AddStmt) -> str:
         table = self.table(stmt.table)

@@ -432,6 +432,22 @@ def pattern_matches(stmt: ExpectStmt, data: bytes) -> bool:
     return all(e == "*" or e == g for e, g in zip(stmt.pattern, got, strict=False))
 
 
+def bind_action(table: TableInfo, name: str, args: list[tuple[str, str]]
+                ) -> tuple[str, list[int]]:
+    """The action of `table` called `name` (or a suffix of it) and its parameter values from
+    the STF's `name:value` arguments (ValueError: unknown or missing argument)."""
+    action = by_name_or_suffix(list(table.actions), name, f"action of table {table.name}")
+    params = table.actions[action]
+    given = dict(args)
+    unknown = set(given) - {p.name for p in params}
+    if unknown:
+        raise ValueError(f"action {action} has no parameter '{sorted(unknown)[0]}'")
+    missing = [p.name for p in params if p.name not in given]
+    if missing:
+        raise ValueError(f"action {action}: missing argument '{missing[0]}'")
+    return action, [parse_int(given[p.name], p.bitwidth) for p in params]
+
+
 class StfRunner:
     """Executes STF statements against a loaded pipeline (lgkit.sw.exec.pipeline.Pipeline)."""
 
@@ -472,7 +488,7 @@ class StfRunner:
             self.add_entry(stmt)
         elif isinstance(stmt, SetDefaultStmt):
             table = self.table(stmt.table)
-            action, params = self.action_call(table, stmt.action, stmt.args)
+            action, params = bind_action(table, stmt.action, stmt.args)
             self.pipeline.tables[table.name].set_default(action, params)
         elif isinstance(stmt, CommandStmt):
             handler = getattr(self, "do_" + stmt.keyword)
@@ -483,26 +499,12 @@ class StfRunner:
     def table(self, name: str) -> TableInfo:
         return self.tables[by_name_or_suffix(list(self.tables), name, "table")]
 
-    def action_call(
-        self, table: TableInfo, name: str, args: list[tuple[str, str]]
-    ) -> tuple[str, list[int]]:
-        action = by_name_or_suffix(list(table.actions), name, f"action of table {table.name}")
-        params = table.actions[action]
-        given = dict(args)
-        unknown = set(given) - {p.name for p in params}
-        if unknown:
-            raise ValueError(f"action {action} has no parameter '{sorted(unknown)[0]}'")
-        missing = [p.name for p in params if p.name not in given]
-        if missing:
-            raise ValueError(f"action {action}: missing argument '{missing[0]}'")
-        return action, [parse_int(given[p.name], p.bitwidth) for p in params]
-
     def add_entry(self, stmt: AddStmt) -> None:
         from lgkit.sw.exec import pipeline as pl
 
         table = self.table(stmt.table)
         matches, priority = self.match(table, stmt.keys, stmt.priority)
-        action, params = self.action_call(table, stmt.action, stmt.args)
+        action, params = bind_action(table, stmt.action, stmt.args)
         entry = pl.TableEntry(matches, action, params, priority)
         self.pipeline.tables[table.name].insert(entry)
 
@@ -529,7 +531,7 @@ class StfRunner:
         if not profile.tables:
             raise ValueError(f"action profile {profile.name} is used by no table")
         name, args = parse_action(stmt.words[1])
-        action, params = self.action_call(self.table(profile.tables[0].name), name, args)
+        action, params = bind_action(self.table(profile.tables[0].name), name, args)
         profile.add_member(profile.free_handle(), action, params)
 
     def do_act_prof_create_group(self, stmt: CommandStmt) -> None:
