@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lgkit.measure.metrics import quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.reproduce import figures, table3
-from lgkit.reproduce.fctrun import fct_table, gain_table, summarize
+from lgkit.reproduce.fctrun import fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
+from lgkit.reproduce.fig11 import gain_check
 from lgkit.reproduce.tcprun import GoodputRow
 
 PNG = bytes([0x89]) + b"PNG"
@@ -46,7 +48,7 @@ def test_fct_tables_mark_unbounded_percentiles_and_compute_gains() -> None:
     table = fct_table("t", fcts, "scale", {"LG": [1.0, 2.0, 3.0, 4.0]})
     loss_row = table.rows[0]
     assert loss_row.label == "loss (n=5000)" and loss_row.ours[1] == "60"  # ms
-    assert loss_row.ours[2] == ">60"  # p99.99 of 5000 flows cannot be bounded above
+    assert loss_row.ours[2] == "(60)"  # p99.99 of 5000 flows cannot be bounded above
     assert table.rows[1].paper == [1.0, 2.0, 3.0, 4.0]
     gain = gain_table("g", fcts, "loss", "scale", {"LG": [None, 51.0, None, None]})
     (row,) = gain.rows
@@ -55,6 +57,25 @@ def test_fct_tables_mark_unbounded_percentiles_and_compute_gains() -> None:
     summary = summarize(fcts, "g")
     assert {r["quantile"] for r in summary} == {"p99", "p99.9", "p99.99", "p99.999"}
     assert all(r["group"] == "g" and r["flows"] == 5000 for r in summary)
+
+
+@pytest.mark.parametrize(("n", "q", "bounded"), [(3687, 0.999, False), (3688, 0.999, True),
+                                                 (36886, 0.9999, False), (36887, 0.9999, True)])
+def test_a_percentile_is_resolved_from_the_flows_its_upper_bound_needs(n: int, q: float,
+                                                                        bounded: bool) -> None:
+    assert unresolved(quantile_ci(np.arange(float(n)), q)) is not bounded
+
+
+def test_fig11_goal_needs_resolved_percentiles_and_the_ratio() -> None:
+    rng = np.random.default_rng(1)
+    base = rng.uniform(1000.0, 2000.0, 4000)
+    loss = np.where(rng.random(4000) < 0.01, 40_000.0, base)
+    lg = np.where(rng.random(4000) < 0.01, 3000.0, base)
+    check = gain_check({"loss": loss, "LG": lg}, 0.01)
+    assert check.passed and "13.3x lower" in check.text and "NOT resolved" not in check.text
+    assert not gain_check({"loss": loss, "LG": lg * 2}, 0.01).passed  # 6.7x
+    short = gain_check({"loss": loss[:3000], "LG": lg[:3000]}, 0.01)
+    assert not short.passed and "NOT resolved" in short.text
 
 
 def test_delivered_rate_from_counter_d_samples() -> None:

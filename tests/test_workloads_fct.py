@@ -7,9 +7,11 @@ import asyncio
 import csv
 import json
 import random
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,31 @@ def test_closed_loop_fixed_size_on_new_connections(server_port: int) -> None:
     # closed loop: a flow starts only after the previous one finished
     for previous, current in zip(records, records[1:], strict=False):
         assert current.start_s >= previous.start_s + previous.fct_us / 1e6
+
+
+def test_closed_loop_waits_for_the_servers_close_and_the_gap() -> None:
+    linger_s, gap_s = 0.2, 0.1
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:  # answers each flow, then closes its side only after linger_s
+        for _ in range(3):
+            conn, _ = listener.accept()
+            with conn:
+                size, flow = fct.HEADER.unpack(conn.recv(fct.HEADER.size, socket.MSG_WAITALL))
+                conn.recv(size - fct.HEADER.size, socket.MSG_WAITALL)
+                conn.sendall(fct.ANSWER.pack(flow))
+                time.sleep(linger_s)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    records = _run(ClientPlan("127.0.0.1", listener.getsockname()[1], 3, lambda rng: 143,
+                              gap_s=gap_s))
+    thread.join(5)
+    listener.close()
+    assert not any(r.error for r in records)
+    for previous, current in zip(records, records[1:], strict=False):
+        assert current.sched_s - previous.start_s >= linger_s + gap_s
+        assert previous.fct_us < linger_s * 1e6  # the wait is not part of the flow
 
 
 def test_persistent_connection_is_reused_and_tiny_flows_carry_the_header(

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from lgkit.measure.metrics import TAIL_QUANTILES, percentile_label, tail
+from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, percentile_label, tail
 from lgkit.measure.results import read_table
 from lgkit.net.lifecycle import naming
 from lgkit.reproduce import bed as testbed
@@ -64,7 +64,7 @@ class FlowSpec:
 def add_fct_arguments(group: Any, loss: float, flows: int, quick_flows: int,
                       cc_default: str | None = None, cc_help: str = CC_HELP) -> None:
     """The options of every FCT experiment: the testbed's, then loss, flows and transport."""
-    testbed.add_testbed_arguments(group)
+    testbed.add_testbed_arguments(group, realtime=True)
     group.add_argument("--loss", type=float, default=loss, help="corruption loss rate")
     group.add_argument("--flows", type=int, help=f"flows per condition at most (default "
                                                  f"{flows}, --quick {quick_flows})")
@@ -165,10 +165,14 @@ def run_conditions(ctx: Context, bed: Bed, conditions: list[Condition], spec: Fl
                 ctx.store.append("fct", {"group": group, "condition": cond.label,
                                          "loss": cond.loss, "mode": cond.mode, **row})
             fcts[cond.label] = np.array([float(r["fct_us"]) for r in ok])
+            srtt_ms = float(np.median([float(r["rtt_us"]) for r in ok])) / 1000 if ok else np.nan
+            ctx.log(f"{group + ' ' if group else ''}{cond.label}: {len(ok)} flows, FCT p50 "
+                    f"{np.median(fcts[cond.label]) / 1000 if ok else np.nan:.2f} ms, TCP srtt p50 "
+                    f"{srtt_ms:.2f} ms (base RTT {bed.base_rtt_ms:.2f} ms)")
             ctx.store.append("conditions", {
                 "group": group, "condition": cond.label, "loss": cond.loss,
                 "mode": cond.mode, "params": json.dumps(_params(params)),
-                "flows": len(ok), "errors": len(rows) - len(ok),
+                "flows": len(ok), "errors": len(rows) - len(ok), "srtt_p50_ms": srtt_ms,
                 "link_loss": delta.actual_loss, "effective_loss": delta.effective_loss,
                 "frames_on_link": delta.b, "seconds": round(seconds, 1)})
         bed.set_loss(0.0)
@@ -208,19 +212,31 @@ def fct_table(title: str, fcts: dict[str, np.ndarray], scale: str,
               quantiles: tuple[float, ...] = TAIL_QUANTILES, notes: list[str] | None = None,
               checks: list[Check] | None = None) -> Comparison:
     """Tail FCTs per condition: ours in ms at our scale, the paper's in us where it gives
-    them; a percentile the sample cannot bound from above is marked with '>' (the true value
-    may be higher than the largest sample)."""
+    them; a percentile the sample cannot bound from above is in parentheses (see
+    `unresolved`)."""
     rows = []
     for label, values in fcts.items():
         ours: list[Any] = []
         for est in tail(values, quantiles):
             cell = f"{est.value / 1000:.3g}" if len(values) else None
-            ours.append(f">{cell}" if cell and np.isnan(est.high) else cell)
+            ours.append(f"({cell})" if cell and unresolved(est) else cell)
         rows.append(Row(f"{label} (n={len(values)})", ours, (paper_us or {}).get(label, [])))
     columns = [percentile_label(q) for q in quantiles]
     return Comparison(title, columns, rows, scale,
-                      units="ours: ms; paper: us (a '>' marks a percentile beyond what n flows "
-                            "can bound)", notes=notes or [], checks=checks or [])
+                      units=f"ours: ms; paper: us; {UNRESOLVED_NOTE}",
+                      notes=notes or [], checks=checks or [])
+
+
+UNRESOLVED_NOTE = ("(x): too few flows to bound this percentile: its 95% confidence interval "
+                   "reaches past the largest FCT measured (p99.9 needs >= 3,688 flows, p99.99 "
+                   ">= 36,887)")
+
+
+def unresolved(est: Estimate) -> bool:
+    """True when the sample cannot bound the percentile from above at its confidence: the
+    exact binomial interval's upper order statistic lies beyond the n samples (for p99.9,
+    fewer than ln(0.025) / ln(0.999) = 3,688 samples), so the true value may be any higher."""
+    return bool(np.isnan(est.high))
 
 
 def gain_table(title: str, fcts: dict[str, np.ndarray], baseline: str, scale: str,

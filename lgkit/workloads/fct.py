@@ -13,8 +13,11 @@ separately (`connect_us`), as the authors' traces time a flow from its first dat
 
 Flows run closed-loop (one after the other) or open-loop (Poisson arrivals at `--rate`
 flows per second, each on its own task), on a new connection each (default) or on persistent
-connections. Each finished flow is appended to the CSV at once, so an interrupted run keeps
-what it measured.
+connections. Closed loop on new connections, a flow's connection is shut down in order (the
+client's FIN, the server's FIN back) before the next flow connects, and `--gap-ms` adds idle
+time after that: the authors ran each flow as its own iperf process, so their network was idle
+between flows, and here no flow shares the path with its predecessor's teardown. Each finished
+flow is appended to the CSV at once, so an interrupted run keeps what it measured.
 
 Incast (partition/aggregate): a query asks `--fanin` servers at once for `--reply-size` bytes
 each; the query completes when the last reply has arrived (its query completion time, QCT).
@@ -150,6 +153,8 @@ class ClientPlan:
     "Open loop: flows started but not finished at most; later arrivals wait for a slot."
     timeout_s: float = 30.0
     "A flow not finished after this long is recorded with an error."
+    gap_s: float = 0.0
+    "Closed loop: idle time between one flow's closed connection and the next flow."
 
 
 class _Connection:
@@ -172,6 +177,17 @@ class _Connection:
 
     def close(self) -> None:
         self.writer.close()
+
+    async def shut_down(self, timeout_s: float) -> None:
+        """Close in order: our FIN, then wait for the peer's (its EOF), then release."""
+        try:
+            if self.writer.can_write_eof():
+                self.writer.write_eof()
+            await asyncio.wait_for(self.reader.read(), timeout_s)
+        except (OSError, TimeoutError):
+            pass
+        finally:
+            self.close()
 
 
 def _payload(size: int, flow: int) -> bytes:
@@ -219,6 +235,8 @@ class FctClient:
         if conn is not None:
             if plan.persistent and not error:
                 self._idle.append(conn)
+            elif plan.rate_per_s <= 0 and not error:
+                await conn.shut_down(plan.timeout_s)
             else:
                 conn.close()
 
@@ -235,6 +253,8 @@ class FctClient:
         self._t0 = time.perf_counter()
         if self.plan.rate_per_s <= 0:
             for flow, size, _ in self._arrivals(rng):
+                if flow and self.plan.gap_s > 0:
+                    await asyncio.sleep(self.plan.gap_s)
                 await self._flow(flow, size, time.perf_counter() - self._t0)
         else:
             await self._open_loop(rng)
@@ -432,7 +452,8 @@ def _client(args: argparse.Namespace) -> int:
     if args.load:
         rate = offered_rate(args.load, args.link_mbps, mean)
     plan = ClientPlan(args.server, args.port, args.flows, sizes, rate, args.persistent,
-                      args.congestion, args.seed, timeout_s=args.timeout)
+                      args.congestion, args.seed, timeout_s=args.timeout,
+                      gap_s=args.gap_ms / 1000)
     recorder = CsvRecorder(Path(args.out))
     began = time.perf_counter()
     interrupted = False
@@ -500,6 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     client.add_argument("--load", type=float, help="open loop: offered load (0..1) of --link-mbps")
     client.add_argument("--link-mbps", type=float, default=10.0)
     client.add_argument("--persistent", action="store_true", help="reuse connections")
+    client.add_argument("--gap-ms", type=float, default=0.0,
+                        help="closed loop: idle ms between flows (after the previous flow's "
+                             "connection has closed)")
     client.add_argument("--congestion", help="TCP congestion control (cubic, bbr, dctcp, ...)")
     client.add_argument("--seed", type=int, default=1)
     client.add_argument("--timeout", type=float, default=30.0, help="seconds per flow at most")
