@@ -12,7 +12,7 @@ import pytest
 
 from lgkit.measure.metrics import quantile_ci
 from lgkit.measure.results import write_csv
-from lgkit.reproduce import figures, table3
+from lgkit.reproduce import figures, table2, table3
 from lgkit.reproduce.fctrun import fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
 from lgkit.reproduce.fig11 import gain_check
@@ -75,6 +75,16 @@ def test_fig11_goal_needs_resolved_percentiles_and_the_ratio() -> None:
     assert check.passed and "13.3x lower" in check.text and "NOT resolved" not in check.text
     assert not gain_check({"loss": loss, "LG": lg * 2}, 0.01).passed  # 6.7x
     short = gain_check({"loss": loss[:3000], "LG": lg[:3000]}, 0.01)
+    assert not short.passed and "NOT resolved" in short.text
+
+
+def test_table2_tail_check_needs_a_resolved_p999() -> None:
+    rng = np.random.default_rng(2)
+    base = rng.uniform(20_000.0, 22_000.0, 4000)
+    retx = np.where(rng.random(4000) < 0.005, 60_000.0, base)
+    check = table2._tail_check({"ReTx": retx, "ReTx+Tail": base})
+    assert check.passed and "NOT resolved" not in check.text
+    short = table2._tail_check({"ReTx": retx[:1500], "ReTx+Tail": base[:1500]})
     assert not short.passed and "NOT resolved" in short.text
 
 

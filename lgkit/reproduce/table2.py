@@ -15,16 +15,28 @@ from typing import Any
 
 import numpy as np
 
+from lgkit.measure.metrics import quantile_ci
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context
-from lgkit.reproduce.fctrun import Condition, FlowSpec, add_fct_arguments, fct_table, run_conditions
+from lgkit.reproduce.fctrun import (
+    Condition,
+    FlowSpec,
+    add_fct_arguments,
+    fct_table,
+    run_conditions,
+    unresolved,
+)
 from lgkit.reproduce.report import Check, Comparison, Row
 
 SIZE = 24_387
 PAPER_LINK_GBPS = 100.0
 QUANTILES = (0.99, 0.999, 0.9999, 0.99999)
 NO_TAIL = {"dummy_repeat": 0}
+RESOLUTION_NOTE = ("a 95% upper bound on the p99.99 needs 36,887 flows per condition, the "
+                   "p99.9 3,688: at 10 Mb/s a 24,387 B flow takes >= 20 ms, so six conditions "
+                   "fit ~1500 flows each in 10 min and only the p99 is resolved; the p99.9 and "
+                   "above are shown for comparison with the paper, in parentheses")
 PAPER_US = {
     "no loss": [152.293, 166.877, 197.536, 253.207, 21.3],
     "loss": [169.044, 3399.743, 4036.167, 4159.96, 172.294],
@@ -70,7 +82,7 @@ def run(ctx: Context) -> list[Comparison]:
                       fcts, scale, {k: v[:4] for k, v in PAPER_US.items()}, QUANTILES)
     table = Comparison(table.title, [*table.columns, "std"],
                        [_with_std(row, fcts) for row in table.rows], table.scale, table.units,
-                       checks=[_tail_check(fcts)])
+                       notes=[RESOLUTION_NOTE], checks=[_tail_check(fcts)])
     return [table]
 
 
@@ -83,10 +95,13 @@ def _with_std(row: Row, fcts: dict[str, np.ndarray]) -> Row:
 
 
 def _tail_check(fcts: dict[str, np.ndarray]) -> Check:
-    def p9999(label: str) -> float:
-        values = fcts.get(label, np.array([]))
-        return float(np.quantile(values, 0.9999)) if len(values) else float("nan")
-
-    retx, tail = p9999("ReTx"), p9999("ReTx+Tail")
-    return Check(f"tail-loss handling cuts the p99.99 FCT: ReTx {retx / 1000:.3g} ms -> "
-                 f"ReTx+Tail {tail / 1000:.3g} ms (paper 3606 -> 314 us)", bool(tail < retx))
+    """Tail-loss handling on the highest percentile the flows can resolve at all, the p99.9
+    (the paper's p99.99 needs ~36,900 flows per condition); says when even that is not
+    resolved (3,688 flows), and then does not pass."""
+    retx, tail = (quantile_ci(fcts.get(label, np.array([])), 0.999)
+                  for label in ("ReTx", "ReTx+Tail"))
+    resolved = not (unresolved(retx) or unresolved(tail))
+    why = "" if resolved else "; NOT resolved: p99.9 needs 3,688 flows per condition"
+    return Check(f"tail-loss handling cuts the p99.9 FCT: ReTx {retx.value / 1000:.3g} ms -> "
+                 f"ReTx+Tail {tail.value / 1000:.3g} ms (paper 212 -> 196 us at p99.9, "
+                 f"3606 -> 314 us at p99.99{why})", bool(resolved and tail.value < retx.value))
