@@ -23,11 +23,25 @@ REPO = Path(__file__).resolve().parents[3]
 LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
 FRAME_BITS = 1514 * 8
 TIMEOUT_FRAMES = 20
-"ackNoTimeout on scaled links: this many full frame times (7 us is ~60 frames at 100G) ..."
-MIN_TIMEOUT_US = 20_000
-"""... but at least 20 ms: software switches on a busy host get descheduled for ms at a time,
-and a receiver that gives up on a hole too early loses the packet for good (a longer wait
-stalls delivery when a retransmission really is lost)."""
+"ackNoTimeout on scaled links: at least this many full frame times (7 us is ~60 frames at 100G)."
+MIN_TIMEOUT_US = {"builtin": 250_000, "bmv2": 2_000_000}
+"""... and at least this long per target, above the retransmission delays measured on it (the
+paper, App. B.1, sets the timeout above the measured maximum; docs/performance.md has the
+measurements, `lgkit reproduce lgrate` prints them). On a software switch the delay is not the
+wire's: the buffered copy waits for its next pass through the loop port and for the sender
+switch's CPU (up to 122 ms on the built-in target at 10 Mb/s with two CPU hogs, 324 ms on BMv2
+at 3 Mb/s with other work on the machine), and a receiver's BMv2 ingress thread serves its
+recirculating reordering buffer before newly arrived frames, so an arrived retransmission can
+wait there (up to 0.9 s measured). The former 20 ms floor skipped those sequence numbers: each
+late retransmission was a packet lost for good. A longer timeout costs only when no copy
+arrives (all N + 1 lost, p^(N+1) = 1e-8 at 1e-2 with N = 3; a burst beyond K holes): delivery
+behind that hole then stalls this long, the reordering buffer held by pause/resume meanwhile."""
+DEFAULT_MIN_TIMEOUT_US = 250_000
+"The floor for a target not measured above."
+RESUME_WINDOW_US = 20_000
+"""The reordering buffer's resumeThreshold is what the link carries in half of this or of
+TIMEOUT_FRAMES frame times, whichever is longer (at least the paper's 37 KB): sized for an
+ordinary recovery, not for the timeout's margin, so backpressure still bounds a long stall."""
 RECIRC_QUEUE_DEPTH = 1024
 """Packets the recirculation and loop ports may queue (clones on their way back to ingress,
 reordered and held packets, Tx copies)."""
@@ -77,12 +91,13 @@ class TestbedProtection:
                  for port in (layout.recirc_port, layout.loop_port)])
 
     def params(self, loss: float) -> LGParams:
-        """LG parameters for the measured loss, with timing scaled to the link rate: the
-        ackNoTimeout, and the reordering buffer's resumeThreshold at what the link carries in
-        half the timeout (the paper's 37 KB is 3 us at 100G; our recoveries take ms)."""
+        """LG parameters for the measured loss, with timing scaled to the link rate and the
+        target: the ackNoTimeout, and the reordering buffer's resumeThreshold (RESUME_WINDOW_US;
+        the paper's 37 KB is 3 us at 100G; our recoveries take ms)."""
         rate_mbps = self.testbed.rate_mbps or 1000.0
-        timeout_us = max(MIN_TIMEOUT_US, round(TIMEOUT_FRAMES * FRAME_BITS / rate_mbps))
-        resume = max(LGParams().resume_bytes, round(rate_mbps * timeout_us / 8 / 2))
+        timeout_us = ack_timeout_us(self.testbed.target, rate_mbps)
+        window_us = max(RESUME_WINDOW_US, frame_times_us(TIMEOUT_FRAMES, rate_mbps))
+        resume = max(LGParams().resume_bytes, round(rate_mbps * window_us / 8 / 2))
         return LGParams(target_loss=self.target_loss, actual_loss=min(max(loss, MIN_LOSS), 0.5),
                         ack_timeout_us=timeout_us, resume_bytes=resume)
 
@@ -116,6 +131,17 @@ class TestbedProtection:
         """Deactivate LG (sender first)."""
         for switch, ops in self._link(MIN_LOSS).deactivation():
             apply_ops(self.writers[switch], ops)
+
+
+def frame_times_us(frames: float, rate_mbps: float) -> int:
+    """How long `frames` full-size frames take on the link (us)."""
+    return round(frames * FRAME_BITS / rate_mbps)
+
+
+def ack_timeout_us(target: str, rate_mbps: float) -> int:
+    """The testbed's ackNoTimeout (us) for a target at a link rate."""
+    floor = MIN_TIMEOUT_US.get(target, DEFAULT_MIN_TIMEOUT_US)
+    return max(floor, frame_times_us(TIMEOUT_FRAMES, rate_mbps))
 
 
 def make_protection(testbed: Testbed, target_loss: float) -> TestbedProtection:

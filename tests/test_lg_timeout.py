@@ -1,0 +1,50 @@
+"""The testbed's ackNoTimeout: above the retransmission delays measured per target, while the
+reordering buffer's backpressure keeps its former size (lgkit/net/testbed/lgprotection.py)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from lgkit.net.testbed.lgprotection import (
+    DEFAULT_MIN_TIMEOUT_US,
+    MIN_TIMEOUT_US,
+    TestbedProtection,
+    ack_timeout_us,
+    frame_times_us,
+)
+from lgkit.net.testbed.testbed import LINK_RATE_MBPS
+
+MEASURED_MAX_US = {"builtin": 122_000, "bmv2": 893_000}
+"""Longest retransmission delays measured at the default rates (docs/performance.md): the
+built-in target with two CPU hogs (on the wire), BMv2 (an arrived retransmission left waiting
+behind the receiver's recirculating reordering buffer)."""
+
+
+def params(target: str, rate_mbps: float):
+    bed = SimpleNamespace(testbed=SimpleNamespace(target=target, rate_mbps=rate_mbps),
+                          target_loss=1e-8)
+    return TestbedProtection.params(bed, 1e-2)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("target", sorted(LINK_RATE_MBPS))
+def test_timeout_is_above_the_measured_delays_with_margin(target: str) -> None:
+    timeout = ack_timeout_us(target, LINK_RATE_MBPS[target])
+    assert timeout >= 2 * MEASURED_MAX_US[target]
+    assert params(target, LINK_RATE_MBPS[target]).ack_timeout_us == timeout
+
+
+def test_slow_links_wait_twenty_frames_and_unknown_targets_get_the_default() -> None:
+    assert ack_timeout_us("builtin", 0.1) == frame_times_us(20, 0.1) > MIN_TIMEOUT_US["builtin"]
+    assert ack_timeout_us("lxbr", 10.0) == DEFAULT_MIN_TIMEOUT_US
+
+
+@pytest.mark.parametrize(("rate", "resume"), [(10.0, 37_000), (3.0, 37_000),
+                                              (100.0, 125_000)])
+def test_backpressure_thresholds_do_not_follow_the_timeout(rate: float, resume: int) -> None:
+    for target in ("builtin", "bmv2"):
+        got = params(target, rate)
+        assert got.resume_bytes == resume
+        assert got.pause_threshold == resume + 2 * 1514
+        assert got.n_copies == 3
