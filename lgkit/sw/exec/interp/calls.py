@@ -294,11 +294,11 @@ class Calls:
             target = fx.eg.place(args[0]) if not isinstance(args[0], ir.DontCare) else None
             if target is None:
                 return ""
-            return f"{target.ref()} = {b.var}.p4_read({idx}, {target.ref()})"
+            return self._register_read(fx, b, idx, target.ref())
         if kind == "register" and name == "write":
-            return f"{b.var}.p4_write({fx.eg.ex(args[0])}, {fx.eg.ex(args[1])})"
+            return self._register_write(fx, b, fx.eg.ex(args[0]), args[1])
         if kind == "counter" and name == "count":
-            return f"{b.var}.count({fx.eg.ex(args[0])}, P.count_len)"
+            return self._counter_count(fx, b, fx.eg.ex(args[0]))
         if kind == "direct_counter" and name == "count":
             return ""
         if kind == "meter" and name == "execute_meter":
@@ -311,6 +311,46 @@ class Calls:
             fx.stmts.store_code(fx, args[0], fit("P.dm", args[0].type))
             return ""
         raise unsupported(call, f"{kind}.{name}")
+
+    # In range, registers and counters are list operations inline (no method call); out of
+    # range, the extern's method logs the error exactly as before.
+
+    def _register_read(self, fx: FnCtx, b: ExternB, idx: str, target: str) -> str:
+        if b.obj.signed:
+            return f"{target} = {b.var}.p4_read({idx}, {target})"
+        i = fx.temp()
+        fx.line(f"{i} = {idx}")
+        fx.line(f"if {i} < {b.obj.size}:")
+        with fx.indent():
+            fx.line(f"{target} = {self.gen.const_obj(b.obj.values)}[{i}]")
+        fx.line("else:")
+        with fx.indent():
+            fx.line(f"{target} = {b.var}.p4_read({i}, {target})")
+        return ""
+
+    def _register_write(self, fx: FnCtx, b: ExternB, idx: str, value: ir.Expr) -> str:
+        i = fx.temp()
+        fx.line(f"{i} = {idx}")
+        fx.line(f"if {i} < {b.obj.size}:")
+        with fx.indent():
+            values = self.gen.const_obj(b.obj.values)
+            fx.line(f"{values}[{i}] = ({fx.eg.ex(value)}) & {hex((1 << b.obj.width) - 1)}")
+        fx.line("else:")
+        with fx.indent():
+            fx.line(f"{b.var}.p4_write({i}, {fx.eg.ex(value)})")
+        return ""
+
+    def _counter_count(self, fx: FnCtx, b: ExternB, idx: str) -> str:
+        i = fx.temp()
+        fx.line(f"{i} = {idx}")
+        fx.line(f"if {i} < {b.obj.size}:")
+        with fx.indent():
+            fx.line(f"{self.gen.const_obj(b.obj.packets)}[{i}] += 1")
+            fx.line(f"{self.gen.const_obj(b.obj.bytes)}[{i}] += P.count_len")
+        fx.line("else:")
+        with fx.indent():
+            fx.line(f"{b.var}.count({i}, P.count_len)")
+        return ""
 
     # ------------------------------------------------------------------ extern functions
 
@@ -404,10 +444,13 @@ class Calls:
         blob = BitData(self, fx).bytes_of(data)
         if payload:
             blob = f"{blob} + P.payload"
+        checksum = f"{fn}({blob})"
+        if algo.member == "csum16" and not payload and blob.startswith("_pack("):
+            checksum = f"_csum16_bits{blob[len('_pack'):]}"  # the same sum, on the integer
         ct = target.type
         fx.line(f"if {fx.eg.ex(cond)}:")
         with fx.indent():
-            value = fit(f"{fn}({blob})", ct)
+            value = fit(checksum, ct)
             if update:
                 fx.stmts.store_code(fx, target, value)
             else:

@@ -65,6 +65,7 @@ class CodeGen:
             "_EXIT": runtime.EXIT,
             "_agg_eq": agg_eq,
             "_pack": hashes.pack_bits,
+            "_csum16_bits": hashes.csum16_bits,
             "_push_front": runtime.push_front,
             "_pop_front": runtime.pop_front,
             "_fmt": runtime.format_log,

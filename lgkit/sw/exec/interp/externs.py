@@ -7,7 +7,8 @@ GREEN, YELLOW, RED = 0, 1, 2
 
 class RegisterArray:
     """register<bit<W>>(size). Values are stored unsigned; out-of-range access is an error log
-    entry (read leaves the destination unchanged, write does nothing), as in BMv2."""
+    entry (read leaves the destination unchanged, write does nothing), as in BMv2. The
+    generated code indexes `values` directly in range (the list object never changes)."""
 
     def __init__(self, name: str, size: int, width: int, signed: bool, logs: list[str]):
         self.name = name
@@ -27,7 +28,7 @@ class RegisterArray:
         self.values[index] = value & self._mask
 
     def reset(self) -> None:
-        self.values = [0] * self.size
+        self.values[:] = [0] * self.size  # in place: generated code holds the list
 
     def p4_read(self, index: int, current: int) -> int:
         """The value a P4 `read` stores (signed for int<W>), or `current` when out of range."""
@@ -47,7 +48,8 @@ class RegisterArray:
 
 
 class CounterArray:
-    """counter(size, kind); kind is 'packets', 'bytes' or 'packets_and_bytes'."""
+    """counter(size, kind); kind is 'packets', 'bytes' or 'packets_and_bytes'. The generated
+    code updates `packets` and `bytes` directly in range (the list objects never change)."""
 
     def __init__(self, name: str, size: int, kind: str, logs: list[str]):
         self.name = name
@@ -65,8 +67,8 @@ class CounterArray:
         self.bytes[index] = nbytes
 
     def reset(self) -> None:
-        self.packets = [0] * self.size
-        self.bytes = [0] * self.size
+        self.packets[:] = [0] * self.size  # in place: generated code holds the lists
+        self.bytes[:] = [0] * self.size
 
     def count(self, index: int, length: int) -> None:
         if index >= self.size:

@@ -91,6 +91,16 @@ def csum16(data: bytes) -> int:
     return ~total & 0xFFFF
 
 
+def csum16_bits(value: int, nbits: int) -> int:
+    """csum16(pack_bits(value, nbits)) without the bytes: 2**16 = 1 (mod 0xFFFF), so the ones'
+    complement sum of the 16-bit words (zero-padded at the end) is the value mod 0xFFFF, except
+    that a nonzero value whose sum is a multiple of 0xFFFF sums to 0xFFFF, not 0."""
+    rest = (value << ((-nbits) & 15)) % 0xFFFF
+    if rest == 0:
+        return 0 if value else 0xFFFF
+    return 0xFFFF - rest
+
+
 def xor16(data: bytes) -> int:
     """XOR of the 16-bit big-endian words (odd length padded with a zero byte)."""
     if len(data) & 1:

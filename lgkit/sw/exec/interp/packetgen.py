@@ -8,12 +8,15 @@ end parsing like accept, as p4c's BMv2 backend does.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.exprs import Place, unsupported
 from lgkit.sw.exec.interp.fnctx import FnCtx
 from lgkit.sw.exec.interp.layout import is_scalar, leaf_types, scalar_width, size_of
-from lgkit.sw.exec.interp.scope import PacketB, Scope
+from lgkit.sw.exec.interp.parsememo import MEMO_ENTRIES, memo_bytes
+from lgkit.sw.exec.interp.scope import PacketB, Scope, Slot
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.types import BitsT, BoolT, StackT, StructLikeT, ValueSetT, VarbitT
 
@@ -280,10 +283,18 @@ def compile_parser(
     fname = gen.fn_name("p")
     fx = FnCtx(gen, scope, "parser", fname)
     fx.aligned = _always_aligned(decl) and not sub
+    # The transition count lives in P (shared with sub-parsers), or in a local when no
+    # sub-parser can see it (written back at the end).
+    steps = "P.steps" if sub or _applies_subparser(decl) else "steps"
     if not sub:
         fx.line("data = P.data")
         fx.line("end = len(data) << 3")
         fx.line("pos = 0")
+    if steps == "steps":
+        fx.line("steps = P.steps")
+    memo = None if sub else _memo_plan(gen, decl, scope)
+    if memo is not None:
+        _memo_lookup(fx, memo)
     gen.compile_locals(decl.locals, scope, prefix, fx, decl.states)
     states = {s.name: i for i, s in enumerate(decl.states)}
     if "start" not in states:
@@ -294,8 +305,8 @@ def compile_parser(
     fx.line("while True:")
     fx.level += 1
     timeout = gen.error_code("ParserTimeout")
-    fx.line("P.steps += 1")
-    fx.line("if P.steps > _parser_limit:")
+    fx.line(f"{steps} += 1")
+    fx.line(f"if {steps} > _parser_limit:")
     with fx.indent():
         fx.line(f"raise _PErr({timeout})")
     _dispatch(gen, fx, decl.states, 0, len(decl.states), states)
@@ -327,6 +338,10 @@ def compile_parser(
         if perr:
             fx.line(f"{perr} = {oob}")
     fx.line("P.pos = pos")
+    if steps == "steps":
+        fx.line("P.steps = steps")
+    if memo is not None:
+        _memo_store(fx, memo)
     gen.functions.append(fx.source(f"def {fname}(S, P):"))
     return fname
 
@@ -355,41 +370,107 @@ def _dispatch(gen: CodeGen, fx: FnCtx, all_states: list[ir.ParserState], lo: int
         fx.line("break")
 
 
-def _always_aligned(decl: ir.ParserDecl) -> bool:
-    """True if the cursor provably stays byte-aligned: every extract is a fixed header of
-    whole bytes and every advance a constant multiple of 8."""
-    ok = True
+@dataclass
+class _Memo:
+    """Where a memoised parser keeps its outcomes (see parsememo.py)."""
 
-    def visit(node: object) -> None:
-        nonlocal ok
-        if isinstance(node, ir.Call) and isinstance(node.target, ir.Member):
-            name = node.target.name
-            if node.kind == ir.CallKind.BLOCK_APPLY:
-                ok = False  # sub-parsers are compiled without the alignment assumption
-            elif name == "extract" and node.args:
-                t = node.args[0].value.type
-                if not isinstance(t, StructLikeT) or len(node.args) > 1:
-                    ok = False
-                elif any(isinstance(ft, VarbitT) for ft in leaf_types(t)):
-                    ok = False
-            elif name == "advance" and node.args:
-                amount = node.args[0].value
-                while isinstance(amount, ir.Cast):
-                    amount = amount.expr
-                if not (isinstance(amount, ir.IntLit) and amount.value % 8 == 0):
-                    ok = False
+    var: str  # the dict in the generated module
+    nbytes: int  # the prefix that determines the parse
+    headers: str  # the slice of S holding the headers, "lo:hi"
+    instance_type: str
+    parser_error: str | None
+
+
+def _memo_plan(gen: CodeGen, decl: ir.ParserDecl, scope: Scope) -> _Memo | None:
+    instance_type = gen.sm_ref("instance_type")
+    if len(decl.params) < 2 or instance_type is None:
+        return None
+    hdr = scope.get(decl.params[1])
+    nbytes = memo_bytes(decl, decl.params[1], decl.params[0])
+    if nbytes is None or not isinstance(hdr, Slot):
+        return None
+    return _Memo(gen.const_obj({}), nbytes, f"{hdr.base}:{hdr.base + size_of(hdr.type)}",
+                 instance_type, gen.sm_ref("parser_error"))
+
+
+def _memo_lookup(fx: FnCtx, m: _Memo) -> None:
+    """A recirculated or resubmitted packet whose prefix was parsed before: the same outcome
+    (unless the transition bound is now lower than what that parse took)."""
+    fx.line(f"if {m.instance_type}:")
+    with fx.indent():
+        fx.line(f"_key = data[:{m.nbytes}]")
+        fx.line(f"_hit = {m.var}.get(_key)")
+        fx.line("if _hit is not None and steps + _hit[3] <= _parser_limit:")
+        with fx.indent():
+            fx.line(f"S[{m.headers}] = _hit[0]")
+            if m.parser_error is not None:
+                fx.line(f"{m.parser_error} = _hit[1]")
+            fx.line("P.pos = _hit[2]")
+            fx.line("P.steps = steps + _hit[3]")
+            fx.line("return")
+    fx.line("else:")
+    with fx.indent():
+        fx.line("_key = None")
+    fx.line("_steps0 = steps")
+
+
+def _memo_store(fx: FnCtx, m: _Memo) -> None:
+    """Remember the outcome (not a parse the transition bound cut short)."""
+    fx.line("if _key is not None and steps <= _parser_limit:")
+    with fx.indent():
+        fx.line(f"if len({m.var}) >= {MEMO_ENTRIES}:")
+        with fx.indent():
+            fx.line(f"{m.var}.clear()")
+        error = m.parser_error or "0"
+        fx.line(f"{m.var}[_key] = (S[{m.headers}], {error}, pos, steps - _steps0)")
+
+
+def _calls(decl: ir.ParserDecl) -> Iterator[ir.Call]:
+    """Every call in the parser's states."""
+
+    def visit(node: object) -> Iterator[ir.Call]:
+        if isinstance(node, ir.Call):
+            yield node
         if isinstance(node, ir.Node):
             for value in vars(node).values():
                 if isinstance(value, list):
                     for item in value:
-                        visit(item)
+                        yield from visit(item)
                 elif isinstance(value, ir.Node) and not isinstance(value, ir.Decl):
-                    visit(value)
+                    yield from visit(value)
 
     for state in decl.states:
         for stmt in state.stmts:
-            visit(stmt)
-    return ok
+            yield from visit(stmt)
+
+
+def _applies_subparser(decl: ir.ParserDecl) -> bool:
+    """True if a state applies a sub-parser (which counts transitions in P.steps too)."""
+    return any(call.kind == ir.CallKind.BLOCK_APPLY for call in _calls(decl))
+
+
+def _always_aligned(decl: ir.ParserDecl) -> bool:
+    """True if the cursor provably stays byte-aligned: every extract is a fixed header of
+    whole bytes and every advance a constant multiple of 8."""
+    for node in _calls(decl):
+        if not isinstance(node.target, ir.Member):
+            continue
+        name = node.target.name
+        if node.kind == ir.CallKind.BLOCK_APPLY:
+            return False  # sub-parsers are compiled without the alignment assumption
+        if name == "extract" and node.args:
+            t = node.args[0].value.type
+            if not isinstance(t, StructLikeT) or len(node.args) > 1:
+                return False
+            if any(isinstance(ft, VarbitT) for ft in leaf_types(t)):
+                return False
+        elif name == "advance" and node.args:
+            amount = node.args[0].value
+            while isinstance(amount, ir.Cast):
+                amount = amount.expr
+            if not (isinstance(amount, ir.IntLit) and amount.value % 8 == 0):
+                return False
+    return True
 
 
 def _transition(gen: CodeGen, fx: FnCtx, state: ir.ParserState, states: dict[str, int]) -> None:
