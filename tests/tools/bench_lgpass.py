@@ -42,7 +42,8 @@ def _classify(switch: str, fn: str, args: tuple, loop_port: int, recirc_port: in
     return f"{role} egress to {where}"
 
 
-def measure(frames: int, seed: int, timed_passes: bool = True) -> dict[str, Any]:
+def measure(frames: int, seed: int, loop_share: float = 2.0,
+            timed_passes: bool = True) -> dict[str, Any]:
     """One virtual-time run: per pass kind, the passes and their median ns (the median of
     each pass's own wall time, robust to the preemptions of a busy machine)."""
     from lgkit.control.linkguardian import LGParams
@@ -50,7 +51,7 @@ def measure(frames: int, seed: int, timed_passes: bool = True) -> dict[str, Any]
 
     frame_pps = RATE_BPS / (FRAME * 8)
     cfg = ScenarioConfig(params=LGParams(target_loss=1e-4, actual_loss=LOSS, ack_timeout_us=2500),
-                         rate_bps=RATE_BPS, loss=LOSS, seed=seed, loop_pps=2 * frame_pps,
+                         rate_bps=RATE_BPS, loss=LOSS, seed=seed, loop_pps=loop_share * frame_pps,
                          wire_log=False, keep_frames=False, pass_latency_ns=20_000)
     net = LGNet(cfg)
     for switch in net.switches.values():  # the testbed's courier queue (COURIER_RATE_SHARE)
@@ -82,10 +83,11 @@ def measure(frames: int, seed: int, timed_passes: bool = True) -> dict[str, Any]
                        for k, v in durations.items()}}
 
 
-def _child(frames: int, seed: int, src: Path) -> dict[str, Any]:
+def _child(frames: int, seed: int, loop_share: float, src: Path) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(src))
     out = subprocess.run([sys.executable, str(HERE), "--child", "--frames", str(frames),
-                          "--seed", str(seed), "--src", str(src)],
+                          "--seed", str(seed), "--loop-share", str(loop_share),
+                          "--src", str(src)],
                          check=True, capture_output=True, text=True, env=env, cwd=src)
     return json.loads(out.stdout)
 
@@ -131,23 +133,26 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=3000, help="data frames per run")
     ap.add_argument("--repeat", type=int, default=5, help="runs per checkout")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--loop-share", type=float, default=2.0,
+                    help="loop port rate as a multiple of the frame rate (LOOP_RATE_SHARE)")
     ap.add_argument("--against", type=Path, help="another checkout to compare with (before)")
     ap.add_argument("--src", type=Path, default=REPO, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         sys.path.insert(0, str(args.src))  # this checkout's lgkit, not the installed one
-        print(json.dumps(measure(args.frames, args.seed)))
+        print(json.dumps(measure(args.frames, args.seed, args.loop_share)))
         return 0
     checkouts = [args.against.resolve(), REPO] if args.against else [REPO]
     runs: dict[str, list[dict[str, Any]]] = {str(c): [] for c in checkouts}
     print(f"LG program, virtual time, {FRAME} B frames at 90% of {RATE_BPS / 1e6:g} Mb/s, "
-          f"{LOSS:g} loss, loop port at 2x the frame rate; {args.frames} frames per run; "
+          f"{LOSS:g} loss, loop port at {args.loop_share:g}x the frame rate; "
+          f"{args.frames} frames per run; "
           f"median wall time per pass, {args.repeat} alternating runs per checkout",
           flush=True)
     for i in range(args.repeat):
         for c in checkouts:
-            runs[str(c)].append(_child(args.frames, args.seed + i, c))
+            runs[str(c)].append(_child(args.frames, args.seed + i, args.loop_share, c))
     print(report(runs))
     return 0
 
