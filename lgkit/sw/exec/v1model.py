@@ -67,10 +67,11 @@ class Slots:
         self.priority = sm["priority"]
         blocks = code.blocks
         self.parser = blocks["parser"]
-        self.verify = blocks["verify"]
+        empty = code.empty_blocks  # None: nothing to run (skipped, not called)
+        self.verify = None if "verify" in empty else blocks["verify"]
         self.ingress = blocks["ingress"]
         self.egress = blocks["egress"]
-        self.compute = blocks["compute"]
+        self.compute = None if "compute" in empty else blocks["compute"]
         self.deparser = blocks["deparser"]
         self.template = code.template
         self.field_lists = code.field_lists
@@ -90,7 +91,8 @@ def _parse(pl: Pipeline, x: Slots, S: list, P: Ctx) -> None:
     """Parser then verify-checksum (BMv2 verifies at the end of every parse)."""
     x.parser(S, P)
     P.payload = P.data[P.pos >> 3 :]
-    _run(pl, x.verify, S, P)
+    if x.verify is not None:
+        _run(pl, x.verify, S, P)
 
 
 def _fresh(x: Slots, source: list, field_list: int | None) -> list:
@@ -223,7 +225,8 @@ def egress_pass(
     if S[x.egress_spec] == pl.drop_port:
         result.dropped = True
         return result
-    _run(pl, x.compute, S, P)
+    if x.compute is not None:
+        _run(pl, x.compute, S, P)
     _run(pl, x.deparser, S, P)
     out = deparse(P.out) + P.payload
     if P.recirc is not None:

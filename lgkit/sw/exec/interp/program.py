@@ -42,6 +42,7 @@ class CompiledV1:
     hdr_range: tuple[int, int] = (0, 0)
     direct_counters: dict[str, str] = field(default_factory=dict)
     direct_meters: dict[str, str] = field(default_factory=dict)
+    empty_blocks: frozenset[str] = frozenset()  # controls with nothing to run (no locals)
 
 
 def _block_decl(program: ir.Program, arg: ir.Expr) -> tuple[Any, str]:
@@ -166,6 +167,9 @@ def _compile(program: ir.Program) -> CompiledV1:
         direct_counters=direct_counters,
         direct_meters=direct_meters,
         hdr_range=(hdr.base, hdr.base + size_of(hdr_t)),
+        empty_blocks=frozenset(role for role, (decl, _) in zip(BLOCKS, decls, strict=True)
+                               if isinstance(decl, ir.ControlDecl) and not decl.locals
+                               and (decl.apply is None or not decl.apply.stmts)),
     )
 
 
