@@ -24,7 +24,7 @@ STAMP="$VENV/.lgkit-setup.sha256"
 SYSTEM_PYTHON=/usr/bin/python3
 
 APT_PACKAGES=(python3-venv mininet bridge-utils net-tools iputils-ping iperf3 redis-server
-              nftables iproute2 ethtool tcpdump procps psmisc)
+              nftables iproute2 ethtool tcpdump procps psmisc iptables)
 TEST_TOOLS=(shellcheck vagrant)
 
 say() { echo "setup: $*"; }

@@ -50,6 +50,8 @@ ENTRIES: tuple[Entry, ...] = (
           "ackNo timeouts among the loss events of the stress tests", False),
     Entry("pabo", "lgkit.reproduce.pabo", "PABO §V-B, Table I, Fig. 7b",
           "PABO's tree burst test: drop ratio with and without packet bounce", False),
+    Entry("vertigo", "lgkit.reproduce.vertigo", "Vertigo §4.2, Fig. 6 (TCP)",
+          "incast QCT and FCT: ECMP, DRILL, DIBS and Vertigo on a leaf-spine", True),
     Entry("joint", "lgkit.reproduce.joint", "issue 16 (no paper figure)",
           "corruption and incast: which loss LG, Vertigo and PABO each remove", False),
     Entry("lgrate", "lgkit.reproduce.lgrate", "Table 3 (10G, 1e-2)",

@@ -42,12 +42,16 @@ class Testbed:
 
     def __init__(self, spec: TopologySpec, target: str, work_dir: Path,
                  program: Path = BASIC_PROGRAM, rate_mbps: float | None = None,
-                 log: Log = print, plain_bridges: bool = False) -> None:
+                 log: Log = print, plain_bridges: bool = False, priority_queues: int = 3,
+                 routes: bool = True) -> None:
+        """`routes`: install the kit's /32 routes (programs with an `*ipv4_lpm` table); a
+        program with other tables gets its entries from the caller, through `sessions`."""
         self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
         self.rate_mbps = rate_mbps if rate_mbps is not None else LINK_RATE_MBPS.get(target)
         self.log = log
-        self.network = KitNetwork(spec, target, log_dir=work_dir / "logs", priority_queues=3,
-                                  plain_bridges=plain_bridges)
+        self.routes = routes
+        self.network = KitNetwork(spec, target, log_dir=work_dir / "logs",
+                                  priority_queues=priority_queues, plain_bridges=plain_bridges)
         self.sessions: dict[str, P4RuntimeSession] = {}
         self.built: BuiltProgram | None = None
         self.unseen_drops: Callable[[], int] | None = None
@@ -65,14 +69,14 @@ class Testbed:
         self.network.start()
         if not self.is_p4:
             return self
-        routes = RouteSchema.from_p4info(self.built.p4info)
+        routes = RouteSchema.from_p4info(self.built.p4info) if self.routes else None
         for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
             session = P4RuntimeSession(switch, node.grpc_address, node.device_id,
                                        self.built.p4info, self.built.config)
             self.sessions[switch] = session.open()
-            session.insert(route_entries(self.spec, switch, self.network.port,
-                                         routes))
+            if routes is not None:
+                session.insert(route_entries(self.spec, switch, self.network.port, routes))
         self.set_rate(self.rate_mbps)
         return self
 

@@ -1,0 +1,289 @@
+"""Vertigo's headline comparison (paper §4.2, Fig. 6 with TCP): incast query and flow
+completion times under ECMP, DRILL, DIBS and Vertigo on a leaf-spine, in Mininet."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lgkit.measure.metrics import tail
+from lgkit.measure.results import read_table
+from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
+from lgkit.net.cli import preflight as net_preflight
+from lgkit.net.lifecycle import naming
+from lgkit.reproduce.context import Context, ReproduceError
+from lgkit.reproduce.report import Check, Comparison, Row, ratio
+from lgkit.schemes.vertigo_control import Buffer
+from lgkit.schemes.vertigo_testbed import FLOW_PORT, QUERY_PORT, VertigoBed
+from lgkit.workloads.hostconfig import HostSettings
+
+SCHEMES = ("ecmp", "drill", "dibs", "vertigo")
+QUICK_SCHEMES = ("ecmp", "vertigo")
+PAPER_QCT_GAIN = {"ecmp": 3.5, "drill": 3.3, "dibs": 5.0}
+"Abstract and §1: Vertigo's mean incast QCT is this many times lower (TCP, 85% load)."
+PAPER_FCT_P99_GAIN_ECMP = 3.0
+"§6: 3x lower 99th-percentile FCT than DCTCP+ECMP."
+TEARDOWN_RESERVE_S = 30.0
+QUICK_SCHEME_S = 15.0
+"--quick: each scheme's share of traffic (about 5 s of queries per aggregator, then counters)."
+PING_RTT = r"rtt min/avg/max/mdev = ([\d.]+)/"
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """The workload and the scale."""
+    group.add_argument("--schemes", help=f"comma-separated, from {', '.join(SCHEMES)} "
+                       f"(default: all; --quick: {', '.join(QUICK_SCHEMES)})")
+    group.add_argument("--rate-mbps", type=float, help="host link rate (default: the target's)")
+    group.add_argument("--fanin", type=int, default=12, help="servers per incast query")
+    group.add_argument("--reply-kb", type=float, default=20.0, help="bytes each server sends")
+    group.add_argument("--qps", type=float, default=1.0,
+                       help="incast queries per second, per aggregator (h13-h16)")
+    group.add_argument("--background", type=float,
+                       help="web-search background load per host, 0..1 (default 0.3; "
+                            "--quick: 0)")
+    group.add_argument("--buffer", type=int, default=32, help="packets per switch port")
+
+
+def preflight(options: argparse.Namespace) -> str | None:
+    """Root, Mininet's tools, iptables (the host agents' NFQUEUE rules) and nstat."""
+    return net_preflight(options.target, "iptables", "nstat", "ping")
+
+
+def _schemes(ctx: Context) -> list[str]:
+    text = ctx.options.schemes or ",".join(QUICK_SCHEMES if ctx.quick else SCHEMES)
+    chosen = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in SCHEMES]
+    if unknown or not chosen:
+        raise ReproduceError(f"--schemes: choose from {', '.join(SCHEMES)} (got {text!r})")
+    return chosen
+
+
+def run(ctx: Context) -> list[Comparison]:
+    """One network; each scheme in turn runs the incast queries over the background load."""
+    options = ctx.options
+    schemes = _schemes(ctx)
+    background = options.background if options.background is not None else (
+        0.0 if ctx.quick else 0.3)
+    bed = VertigoBed(ctx.store.path, ctx.target, options.rate_mbps,
+                     Buffer(options.buffer, options.buffer // 2), log=ctx.log)
+    try:
+        bed.start(HostSettings(rto_min_ms=200))
+        workload = Workload(ctx, bed, options.fanin, round(options.reply_kb * 1000),
+                            options.qps, background)
+        workload.calibrate()
+        results = {}
+        with ctx.progress(len(schemes), "schemes", "scheme") as bar:
+            for index, scheme in enumerate(schemes):
+                ctx.check_time(f"scheme {scheme}")
+                seconds = ctx.share_s(len(schemes) - index, TEARDOWN_RESERVE_S)
+                if ctx.quick:
+                    seconds = min(seconds, QUICK_SCHEME_S)
+                results[scheme] = workload.run(scheme, seconds)
+                bar.update()
+    finally:
+        bed.stop()
+    return _tables(ctx, workload, results)
+
+
+class Workload:
+    """Incast queries from the aggregators (h13-h16) to the senders of the other leaves, over
+    web-search background flows between random host pairs."""
+
+    def __init__(self, ctx: Context, bed: VertigoBed, fanin: int, reply_bytes: int,
+                 qps: float, background: float) -> None:
+        self.ctx, self.bed = ctx, bed
+        self.fanin, self.reply_bytes, self.qps, self.background = (fanin, reply_bytes, qps,
+                                                                     background)
+        self.aggregators = bed.spec.receivers
+        self.responders = bed.spec.senders
+        if not 1 <= fanin <= len(self.responders):
+            raise ReproduceError(f"--fanin must be 1..{len(self.responders)}")
+        self.rtt_ms = math.nan
+        self.tau_us = 0.0
+
+    def calibrate(self) -> None:
+        """Base RTT across the fabric and the reordering timeout."""
+        out = self.bed.host(self.aggregators[-1]).cmd(
+            f"ping -c 10 -i 0.05 -q {self.bed.ip(self.responders[0])}")
+        match = re.search(PING_RTT, out)
+        if not match:
+            raise ReproduceError(f"no path across the leaf-spine: {out.strip()[-200:]}")
+        self.rtt_ms = float(match.group(1))
+        # tau: the paper's 360 us is 1.5x the time to drain one full 300 KB port at 10G; ours
+        # is 1.5x the time to drain one full port of `buffer` packets at our host rate
+        packet_ms = 1514 * 8 / (self.bed.rate_mbps * 1e3)
+        self.tau_us = 1.5 * self.bed.buffer.capacity * packet_ms * 1000
+        self.ctx.note(base_rtt_ms=self.rtt_ms, tau_us=self.tau_us,
+                      rate_mbps=self.bed.rate_mbps, buffer=vars(self.bed.buffer),
+                      fanin=self.fanin, reply_bytes=self.reply_bytes, qps=self.qps,
+                      background_load=self.background, scale=self.scale())
+        self.ctx.log(f"scale: {self.scale()}")
+
+    def scale(self) -> str:
+        rate = self.bed.rate_mbps
+        return (f"{self.ctx.target}, hosts {rate:g} Mb/s, fabric {4 * rate:g} Mb/s (paper 10 "
+                f"and 40 Gb/s): 1/{10_000 / rate:.0f}; {self.fanin}-way incast of "
+                f"{self.reply_bytes / 1000:g} KB (paper 100 x 40 KB), "
+                f"{self.bed.buffer.capacity}-packet ports (paper 300 KB); base RTT "
+                f"{self.rtt_ms:.2f} ms, tau {self.tau_us / 1000:.1f} ms (paper 360 us)")
+
+    def run(self, scheme: str, seconds: float) -> dict[str, Any]:
+        """One scheme for at most `seconds`: queries, background, counters."""
+        bed, ctx = self.bed, self.ctx
+        bed.use(scheme, self.tau_us)
+        runners = {h: host_runner(bed.host(h)) for h in bed.spec.hosts}
+        tcp_before = {h: nstat(r) for h, r in runners.items()}
+        counters_before = bed.counters()
+        tm_before = bed.tm_drops()
+        duration = max(5.0, seconds - 10.0)
+        queries = max(1, round(self.qps * duration))
+        out = ctx.store.path / scheme
+        out.mkdir(exist_ok=True)
+        procs = self._background(scheme, out) + self._queries(scheme, out, queries)
+        _wait(procs[-len(self.aggregators):], time.monotonic() + duration)
+        for proc in procs:
+            _interrupt(proc)
+        time.sleep(1.0)
+        counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
+        tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}
+        agents = bed.stop_agents()
+        return self._collect(scheme, out, counters, bed.tm_drops() - tm_before, tcp, agents)
+
+    def _popen(self, host: str, argv: list[str], tag: str) -> subprocess.Popen:
+        proc = self.bed.host(host).popen([sys.executable, "-m", "lgkit.workloads.fct", *argv],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True)
+        naming.write_pid("fct", f"{host}-{tag}", proc.pid)
+        return proc
+
+    def _queries(self, scheme: str, out: Path, queries: int) -> list[subprocess.Popen]:
+        servers = ",".join(f"{self.bed.ip(h)}:{QUERY_PORT}" for h in self.responders)
+        return [self._popen(host, [
+            "incast", "--servers", servers, "--fanin", str(self.fanin), "--queries",
+            str(queries), "--reply-size", str(self.reply_bytes), "--rate", str(self.qps),
+            "--seed", str(self.ctx.seed_for(scheme, host) % 2**31), "--timeout", "20",
+            "--out", str(out / f"queries-{host}.csv"),
+            "--flows-out", str(out / f"replies-{host}.csv")], "incast")
+            for host in self.aggregators]
+
+    def _background(self, scheme: str, out: Path) -> list[subprocess.Popen]:
+        if self.background <= 0:
+            return []
+        hosts = self.bed.spec.hosts
+        rng = random.Random(self.ctx.seed_for("pairs"))
+        procs = []
+        for host in hosts:
+            peer = rng.choice([h for h in hosts if h != host])
+            procs.append(self._popen(host, [
+                "client", "--server", self.bed.ip(peer), "--port", str(FLOW_PORT),
+                "--flows", "100000", "--cdf", "websearch", "--load", str(self.background),
+                "--link-mbps", str(self.bed.rate_mbps), "--timeout", "30",
+                "--seed", str(self.ctx.seed_for(scheme, "bg", host) % 2**31),
+                "--out", str(out / f"background-{host}.csv")], "background"))
+        return procs
+
+    def _collect(self, scheme: str, out: Path, counters: dict[str, int], tm_drops: int,
+                 tcp: dict[str, dict[str, int]], agents: dict[str, Any]) -> dict[str, Any]:
+        store = self.ctx.store
+        qct, fct_reply, fct_bg = [], [], []
+        for table, kind, values in (("queries", "query", qct), ("replies", "reply", fct_reply),
+                                    ("background", "background", fct_bg)):
+            for path in sorted(out.glob(f"{table}-*.csv")):
+                host = path.stem.split("-", 1)[1]
+                for row in read_table(out, path.stem):
+                    store.append("queries" if kind == "query" else "flows",
+                                 {"scheme": scheme, "host": host, "kind": kind, **row})
+                    if not row["error"]:
+                        values.append(float(row["qct_us" if kind == "query" else "fct_us"]))
+        totals = {key: sum(t[key] for t in tcp.values()) for key in next(iter(tcp.values()))}
+        orderer = [a["orderer"] for a in agents.values() if a.get("orderer")]
+        net = {"scheme": scheme, **counters, "tm_drops": tm_drops, **totals,
+               "early": sum(o["early"] for o in orderer),
+               "late": sum(o["late"] for o in orderer),
+               "reorder_timeouts": sum(o["timeouts"] for o in orderer),
+               "queries_ok": len(qct)}
+        store.append("network", net)
+        return {"qct": np.array(qct), "fct_reply": np.array(fct_reply),
+                "fct_background": np.array(fct_bg), "net": net}
+
+
+def _wait(procs: list[subprocess.Popen], deadline: float) -> None:
+    while time.monotonic() < deadline and any(p.poll() is None for p in procs):
+        time.sleep(0.5)
+
+
+def _interrupt(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def _ms(values: np.ndarray, stat: Callable[[np.ndarray], float]) -> float:
+    return stat(values) / 1000 if len(values) else math.nan
+
+
+def _p99(values: np.ndarray) -> float:
+    return float(tail(values, (0.99,))[0].value) if len(values) else math.nan
+
+
+def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
+            ) -> list[Comparison]:
+    scale = workload.scale()
+    rows = []
+    for scheme, r in results.items():
+        flows = np.concatenate([r["fct_reply"], r["fct_background"]])
+        rows.append(Row(f"{scheme} (n={len(r['qct'])})", [
+            _ms(r["qct"], np.mean), _ms(r["qct"], np.median), _ms(r["qct"], _p99),
+            _ms(flows, np.median), _ms(flows, _p99)]))
+    times = Comparison("Vertigo: incast query and flow completion times (ms)",
+                       ["QCT mean", "QCT p50", "QCT p99", "FCT p50", "FCT p99"], rows, scale,
+                       units="ms at our scale (the paper gives these as figures only)")
+    gains, checks = [], []
+    if "vertigo" in results:
+        mine = results["vertigo"]
+        for scheme, r in results.items():
+            if scheme == "vertigo":
+                continue
+            flows = np.concatenate([r["fct_reply"], r["fct_background"]])
+            vflows = np.concatenate([mine["fct_reply"], mine["fct_background"]])
+            gains.append(Row(f"{scheme} / vertigo", [
+                ratio(_ms(r["qct"], np.mean), _ms(mine["qct"], np.mean)),
+                ratio(_ms(r["qct"], _p99), _ms(mine["qct"], _p99)),
+                ratio(_ms(flows, _p99), _ms(vflows, _p99))],
+                [PAPER_QCT_GAIN.get(scheme), None,
+                 PAPER_FCT_P99_GAIN_ECMP if scheme == "ecmp" else None]))
+        if "ecmp" in results:
+            e, v = _ms(results["ecmp"]["qct"], _p99), _ms(mine["qct"], _p99)
+            checks.append(Check(f"tail (p99) QCT under incast: vertigo {v:.0f} ms vs ecmp "
+                                f"{e:.0f} ms (lower)", v < e))
+    gain = Comparison("Vertigo: how many times lower than each scheme",
+                      ["mean QCT", "p99 QCT", "p99 FCT"], gains, scale,
+                      units="times lower with Vertigo (scale-free)",
+                      notes=["paper: TCP at 85% load (abstract); its p99 FCT gain is against "
+                             "DCTCP+ECMP (§6); DCTCP is not in this kernel: ours run CUBIC"],
+                      checks=checks)
+    net_rows = [Row(s, [r["net"][k] for k in (
+        "vertigo_full_drops", "vertigo_ttl_drops", "tm_drops", "vertigo_deflected",
+        "vertigo_pushout", "TcpExtTCPTimeouts", "TcpRetransSegs", "early", "late")])
+        for s, r in results.items()]
+    network = Comparison("Vertigo: drops, deflections, RTOs and reordering (packets)",
+                         ["drops", "TTL", "TM", "deflected", "push-out", "RTOs", "retrans",
+                          "early", "late"], net_rows, scale,
+                         units="counts during each scheme's run; early/late: Vertigo's "
+                               "receivers (reordered packets they held / let pass)")
+    return [times, gain, network]

@@ -1,0 +1,202 @@
+"""The leaf-spine testbed of the Vertigo experiments (Mininet): every switch runs p4/vertigo.p4,
+the scheme (ECMP, DRILL, DIBS, Vertigo) is a run-time setting, hosts run the kit's FCT servers
+and, for Vertigo, the host agent (marking and ordering).
+
+Scale: host links at the target's link rate, links between switches 4x faster (the paper's 10G
+hosts and 40G fabric); buffers in packets, small enough that an incast of `FANIN` replies
+overflows a host port as the paper's 100-way incast overflows 300 KB.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lgkit.measure.p4poll import Cell, read_cells
+from lgkit.net.lifecycle import naming
+from lgkit.net.spec.topology import TopologySpec, load_spec
+from lgkit.net.testbed.testbed import Testbed
+from lgkit.schemes.entries import to_session
+from lgkit.schemes.fabric import switch_routes
+from lgkit.schemes.vertigo_control import (
+    SCHEMES,
+    Buffer,
+    Scheme,
+    band_writes,
+    settings_write,
+    topology_writes,
+)
+from lgkit.workloads import hostconfig
+from lgkit.workloads.hostconfig import HostSettings
+
+P4 = Path(__file__).resolve().parents[2] / "p4" / "vertigo.p4"
+FABRIC_FACTOR = 4
+"Links between switches run this many times faster than links to hosts."
+ADVMSS = 1500 - 20 - 20 - 12
+"""TCP segments small enough for a 12-byte option on 1500-byte links: every host advertises
+this MSS on its routes (a smaller device MTU would not do: the kernel checks the MTU after the
+NFQUEUE rule added the option, and drops the packet)."""
+FLOW_PORT = 5300
+"FCT server port of background flows (plain 4-byte answers)."
+QUERY_PORT = 5301
+"FCT server port of incast queries (framed replies)."
+DEFAULT_BUFFER = Buffer(32, 16)
+"Packets per port (and push-out headroom)."
+COUNTERS = ("vertigo_forwarded", "vertigo_deflected", "vertigo_full_drops", "vertigo_pushout",
+            "vertigo_ttl_drops")
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class HostProcess:
+    """A process started in a host (recorded for `lgkit clean`)."""
+
+    host: str
+    kind: str
+    process: subprocess.Popen
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        naming.pid_file(self.kind, self.host).unlink(missing_ok=True)
+
+
+def reserve_option_room(host: Any) -> None:
+    """Every route of a host advertises ADVMSS."""
+    for route in host.cmd("ip -4 route show").splitlines():
+        base = re.sub(r"\badvmss \d+", "", route).strip()
+        if base:
+            host.cmd(f"ip route replace {base} advmss {ADVMSS}")
+
+
+class VertigoBed:
+    """Start once, switch schemes at run time, stop."""
+
+    def __init__(self, work_dir: Path, target: str = "builtin", rate_mbps: float | None = None,
+                 buffer: Buffer = DEFAULT_BUFFER, spec: str = "leafspine16",
+                 log: Log = print) -> None:
+        self.spec: TopologySpec = load_spec(spec)
+        self.work_dir = work_dir
+        self.buffer = buffer
+        self.log = log
+        self.testbed = Testbed(self.spec, target, work_dir, program=P4, rate_mbps=rate_mbps,
+                               log=log, priority_queues=8, routes=False)
+        self.servers: list[HostProcess] = []
+        self.agents: list[HostProcess] = []
+        self.scheme: Scheme | None = None
+
+    @property
+    def rate_mbps(self) -> float:
+        """Host link rate."""
+        return float(self.testbed.rate_mbps)
+
+    def host(self, name: str) -> Any:
+        return self.testbed.network.node(name)
+
+    def ip(self, name: str) -> str:
+        return self.spec.host_ip(name)
+
+    def start(self, host_settings: HostSettings) -> VertigoBed:
+        """Network, tables, rates, host settings and FCT servers."""
+        self.testbed.start()
+        for index, switch in enumerate(self.spec.switches):
+            session = self.testbed.sessions[switch]
+            to_session(session, topology_writes(self.spec, switch, self.testbed.network.port)
+                       + band_writes())
+            fabric = switch_routes(self.spec, switch, self.testbed.network.port).switch_ports
+            rate = round(self.rate_mbps * FABRIC_FACTOR * 1e6)
+            self.host_cli(switch, [f"set_port_rate {rate} {port}" for port in fabric])
+            to_session(session, [settings_write(SCHEMES["ecmp"], self.buffer, index)])
+        for name in self.spec.hosts:
+            node = self.host(name)
+            hostconfig.apply(node, host_settings)
+            reserve_option_room(node)
+        for name in self.spec.hosts:
+            for port in (FLOW_PORT, QUERY_PORT):
+                self.servers.append(self._start(name, f"fct{port}", [
+                    sys.executable, "-m", "lgkit.workloads.fct", "server", "--port", str(port)],
+                    "listening"))
+        return self
+
+    def host_cli(self, switch: str, commands: list[str]) -> str:
+        """Runtime-CLI commands on one switch."""
+        return self.testbed.network.node(switch).switch_cli(commands)
+
+    def _start(self, host: str, kind: str, argv: list[str], ready: str) -> HostProcess:
+        process = self.host(host).popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+        naming.write_pid(kind, host, process.pid)
+        line = process.stdout.readline()
+        if ready not in line:
+            raise RuntimeError(f"{kind} on {host} did not start: {process.stderr.read()[-300:]}")
+        return HostProcess(host, kind, process)
+
+    def use(self, scheme: str, tau_us: float) -> None:
+        """Every switch to `scheme`; the host agents run for Vertigo only."""
+        self.scheme = SCHEMES[scheme]
+        for index, switch in enumerate(self.spec.switches):
+            to_session(self.testbed.sessions[switch],
+                       [settings_write(self.scheme, self.buffer, index)])
+        self.stop_agents()
+        if scheme == "vertigo":
+            for name in self.spec.hosts:
+                self.agents.append(self._start(name, "vertigo", [
+                    sys.executable, "-m", "lgkit.schemes.vertigo_host", "--dev",
+                    self.host(name).defaultIntf().name, "--framed-ports",
+                    f"{FLOW_PORT},{QUERY_PORT}", "--framed-source-ports", str(QUERY_PORT),
+                    "--tau-us", str(tau_us), "--stats",
+                    str(self.work_dir / f"vertigo-agent-{name}.json")], "ready"))
+
+    def stop_agents(self) -> dict[str, Any]:
+        """Stop the host agents; returns their final counters per host."""
+        stats = {}
+        for agent in self.agents:
+            agent.stop()
+            path = self.work_dir / f"vertigo-agent-{agent.host}.json"
+            if path.exists():
+                stats[agent.host] = json.loads(path.read_text())
+        self.agents.clear()
+        return stats
+
+    def counters(self) -> dict[str, int]:
+        """The program's counters summed over every switch and port."""
+        totals = dict.fromkeys(COUNTERS, 0)
+        for switch in self.spec.switches:
+            ports = [p for p, _ in self.testbed.network.node(switch).port_map()]
+            cells = [Cell(switch, "counter", name, port) for name in COUNTERS for port in ports]
+            for cell, value in read_cells(self.testbed.sessions[switch].read, cells).items():
+                totals[cell.name] += value["packets"]
+        return totals
+
+    def tm_drops(self) -> int:
+        """Packets the traffic managers dropped (0 while P4's estimates are exact)."""
+        return sum(n for (_, cause), n in self.testbed.drop_counts().items()
+                   if cause == "queue_full")
+
+    def stop(self) -> None:
+        """Agents, servers, network."""
+        try:
+            self.stop_agents()
+            for server in self.servers:
+                server.stop()
+            self.servers.clear()
+        finally:
+            self.testbed.stop()
+
+    def wait_quiet(self, seconds: float = 2.0) -> None:
+        """Let queues drain between two runs."""
+        time.sleep(seconds)

@@ -1,0 +1,126 @@
+"""Vertigo's host agent in the kernel (root): two network namespaces on a veth pair, the
+agent marking in one and ordering in the other; the option is on the wire with the right
+remaining sizes, TCP's data arrives whole, the rules go away with the agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_net_support import needs_root
+
+from lgkit.schemes import flowinfo
+from lgkit.schemes.vertigo_testbed import ADVMSS
+
+REPO = Path(__file__).resolve().parents[1]
+NS_A, NS_B = f"lgvta{os.getpid()}", f"lgvtb{os.getpid()}"
+DEV_A, DEV_B = f"vta{os.getpid() % 10000}", f"vtb{os.getpid() % 10000}"
+PORT = 5300
+SIZES = (3000, 45_000, 700)
+
+pytestmark = [needs_root, pytest.mark.skipif(shutil.which("iptables") is None,
+                                             reason="iptables missing (make setup)")]
+
+
+def ns(name: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["ip", "netns", "exec", name, *argv], capture_output=True, text=True,
+                          check=True, timeout=30)
+
+
+@pytest.fixture
+def pair() -> Iterator[None]:
+    for name in (NS_A, NS_B):
+        subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(["ip", "link", "add", DEV_A, "netns", NS_A, "type", "veth", "peer",
+                        "name", DEV_B, "netns", NS_B], check=True)
+        for name, dev, address in ((NS_A, DEV_A, "10.77.0.1/24"), (NS_B, DEV_B, "10.77.0.2/24")):
+            ns(name, "ip", "addr", "add", address, "dev", dev)
+            ns(name, "ip", "link", "set", dev, "up")
+            ns(name, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off")
+            ns(name, "ip", "route", "replace", "10.77.0.0/24", "dev", dev, "advmss",
+               str(ADVMSS))
+        yield
+    finally:
+        for name in (NS_A, NS_B):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def agent(name: str, dev: str, stats: Path, *flags: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(["ip", "netns", "exec", name, sys.executable, "-m",
+                             "lgkit.schemes.vertigo_host", "--dev", dev, "--framed-ports",
+                             str(PORT), "--stats", str(stats), *flags],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    assert "ready" in proc.stdout.readline(), proc.stderr.read()
+    return proc
+
+
+RECEIVER = f"""
+import socket, sys
+srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("10.77.0.2", {PORT})); srv.listen(1); print("up", flush=True)
+conn, _ = srv.accept(); data = b""
+while len(data) < {sum(SIZES)}:
+    chunk = conn.recv(65536)
+    if not chunk: break
+    data += chunk
+sys.stdout.buffer.write(data)
+"""
+
+SNIFFER = """
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800)); s.settimeout(0.5)
+s.bind((sys.argv[1], 0)); print("up", flush=True); frames = []; end = time.time() + 8
+while time.time() < end:
+    try:
+        frame = s.recv(65536)
+    except TimeoutError:
+        continue
+    if frame[23:24] == b"\\x06": frames.append(frame[14:].hex())
+print("\\n".join(frames))
+"""
+
+
+def test_marks_on_the_wire_and_delivers_in_order(pair: None, tmp_path: Path) -> None:
+    sniffer = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", SNIFFER,
+                                DEV_B], stdout=subprocess.PIPE, text=True)
+    receiver = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c", RECEIVER],
+                                stdout=subprocess.PIPE)
+    assert sniffer.stdout.readline().strip() == "up"
+    assert receiver.stdout.readline().strip() == b"up"
+    marker = agent(NS_A, DEV_A, tmp_path / "a.json", "--no-order")
+    orderer = agent(NS_B, DEV_B, tmp_path / "b.json", "--no-mark", "--tau-us", "20000")
+    stream = b"".join(struct.pack("!II", size, i) + bytes([65 + i]) * (size - 8)
+                      for i, size in enumerate(SIZES))
+    sender = subprocess.run(["ip", "netns", "exec", NS_A, sys.executable, "-c",
+                             "import socket,sys; s=socket.create_connection(('10.77.0.2', "
+                             f"{PORT})); s.sendall(sys.stdin.buffer.read()); s.close()"],
+                            input=stream, capture_output=True, timeout=30)
+    assert sender.returncode == 0, sender.stderr
+    received, _ = receiver.communicate(timeout=30)
+    assert received == stream  # whole and in order, through both agents
+    for proc in (marker, orderer):
+        proc.terminate()
+        assert proc.wait(10) == 0
+    frames, _ = sniffer.communicate(timeout=30)
+    marks = [flowinfo.read(bytes.fromhex(f)) for f in frames.split()]
+    data = [m for m in marks if m is not None]
+    starts = [m for m in data if m.first]
+    assert [m.original_rfs for m in starts] == list(SIZES)  # one first packet per message
+    assert [m.flow_id for m in starts] == [0, 1, 2]
+    assert all(m.original_rfs <= max(SIZES) and not m.aged for m in data)
+    assert max(len(bytes.fromhex(f)) for f in frames.split()) <= 1500  # room was reserved
+    stats_a = json.loads((tmp_path / "a.json").read_text())
+    stats_b = json.loads((tmp_path / "b.json").read_text())
+    assert stats_a["marker"]["flows"] == 3 and stats_a["marker"]["marked"] == len(data)
+    assert stats_b["orderer"]["in_order"] == len(data) and stats_b["orderer"]["early"] == 0
+    for name in (NS_A, NS_B):  # the agents took their rules with them
+        rules = ns(name, "iptables-save").stdout
+        assert "NFQUEUE" not in rules
