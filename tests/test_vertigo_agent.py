@@ -4,9 +4,11 @@ remaining sizes, TCP's data arrives whole, the rules go away with the agent."""
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -17,13 +19,16 @@ import pytest
 from test_net_support import needs_root
 
 from lgkit.schemes import flowinfo
-from lgkit.schemes.vertigo_testbed import ADVMSS
+from lgkit.schemes.vertigo_testbed import ADVMSS, reserve_option_room
+from lgkit.workloads import hostconfig
+from lgkit.workloads.hostconfig import HostSettings
 
 REPO = Path(__file__).resolve().parents[1]
 NS_A, NS_B = f"lgvta{os.getpid()}", f"lgvtb{os.getpid()}"
 DEV_A, DEV_B = f"vta{os.getpid() % 10000}", f"vtb{os.getpid() % 10000}"
 PORT = 5300
-SIZES = (3000, 45_000, 700)
+SIZES = (3000, 45_000, 700, 5000)
+"Written back to back: messages share segments (the 700 B one may have none of its own)."
 
 pytestmark = [needs_root, pytest.mark.skipif(shutil.which("iptables") is None,
                                              reason="iptables missing (make setup)")]
@@ -32,6 +37,16 @@ pytestmark = [needs_root, pytest.mark.skipif(shutil.which("iptables") is None,
 def ns(name: str, *argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", "netns", "exec", name, *argv], capture_output=True, text=True,
                           check=True, timeout=30)
+
+
+class Namespace:
+    """A network namespace as a Mininet host (`cmd` runs a shell command in it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def cmd(self, *args: str) -> str:
+        return ns(self.name, "sh", "-c", " ".join(args)).stdout
 
 
 @pytest.fixture
@@ -45,8 +60,13 @@ def pair() -> Iterator[None]:
             ns(name, "ip", "addr", "add", address, "dev", dev)
             ns(name, "ip", "link", "set", dev, "up")
             ns(name, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off")
-            ns(name, "ip", "route", "replace", "10.77.0.0/24", "dev", dev, "advmss",
-               str(ADVMSS))
+        for name in (NS_A, NS_B):
+            # as the bed sets hosts up: rto_min on the routes first (`ip` prints it back as
+            # `rto_min lock`), then the room for the option
+            host = Namespace(name)
+            hostconfig.apply(host, HostSettings(rto_min_ms=200))
+            reserve_option_room(host)
+            assert f"advmss {ADVMSS}" in ns(name, "ip", "route", "show").stdout
         yield
     finally:
         for name in (NS_A, NS_B):
@@ -77,15 +97,35 @@ sys.stdout.buffer.write(data)
 SNIFFER = """
 import socket, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800)); s.settimeout(0.5)
-s.bind((sys.argv[1], 0)); print("up", flush=True); frames = []; end = time.time() + 8
+s.bind((sys.argv[1], 0)); print("up", flush=True); frames = []; end = time.time() + 60
 while time.time() < end:
     try:
-        frame = s.recv(65536)
+        ip = s.recv(65536)[14:]
     except TimeoutError:
         continue
-    if frame[23:24] == b"\\x06": frames.append(frame[14:].hex())
+    if ip[9] != 6: continue
+    frames.append(ip.hex())
+    if ip[12:16] == socket.inet_aton("10.77.0.1") and ip[(ip[0] & 15) * 4 + 13] & 1: break
 print("\\n".join(frames))
 """
+"Captures TCP on B's side until A's FIN."
+
+
+def sent_segments(frames: list[bytes]) -> list[tuple[int, int, flowinfo.FlowInfo]]:
+    """(stream offset, payload length, flowinfo) of each data segment A sent, as captured."""
+    from_a = [f for f in frames if f[12:16] == socket.inet_aton("10.77.0.1")]
+    syn = next(f for f in from_a if f[(f[0] & 0x0F) * 4 + 13] & 0x12 == 0x02)
+    isn = struct.unpack_from("!I", syn, (syn[0] & 0x0F) * 4 + 4)[0]
+    found = []
+    for frame in from_a:
+        header = (frame[0] & 0x0F) * 4
+        seq = struct.unpack_from("!I", frame, header + 4)[0]
+        length = struct.unpack_from("!H", frame, 2)[0] - header - (frame[header + 12] >> 4) * 4
+        if length > 0:
+            info = flowinfo.read(frame)
+            assert info is not None, "an unmarked data segment"
+            found.append(((seq - isn - 1) & 0xFFFFFFFF, length, info))
+    return found
 
 
 def test_marks_on_the_wire_and_delivers_in_order(pair: None, tmp_path: Path) -> None:
@@ -110,17 +150,24 @@ def test_marks_on_the_wire_and_delivers_in_order(pair: None, tmp_path: Path) -> 
         proc.terminate()
         assert proc.wait(10) == 0
     frames, _ = sniffer.communicate(timeout=30)
-    marks = [flowinfo.read(bytes.fromhex(f)) for f in frames.split()]
-    data = [m for m in marks if m is not None]
-    starts = [m for m in data if m.first]
-    assert [m.original_rfs for m in starts] == list(SIZES)  # one first packet per message
-    assert [m.flow_id for m in starts] == [0, 1, 2]
-    assert all(m.original_rfs <= max(SIZES) and not m.aged for m in data)
+    sent = sent_segments([bytes.fromhex(f) for f in frames.split()])
+    assert sum(length for _, length, _ in sent) >= len(stream)
+    bounds = [sum(SIZES[:k]) for k in range(len(SIZES) + 1)]
+    owner = [bisect.bisect_right(bounds, offset) - 1 for offset, _, _ in sent]
+    begun = {k: min(o for (o, _, _), m in zip(sent, owner, strict=True) if m == k)
+             for k in set(owner)}
+    # every segment is marked with what remains of the message it begins in; the first
+    # segment that begins inside a message is that message's first packet
+    assert [(m.original_rfs, m.flow_id, m.first, m.aged) for _, _, m in sent] == [
+        (bounds[k + 1] - offset, k, offset == begun[k], False)
+        for (offset, _, _), k in zip(sent, owner, strict=True)]
+    assert {0, 1, 3} <= set(begun)  # messages longer than a segment always have a first packet
     assert max(len(bytes.fromhex(f)) for f in frames.split()) <= 1500  # room was reserved
     stats_a = json.loads((tmp_path / "a.json").read_text())
     stats_b = json.loads((tmp_path / "b.json").read_text())
-    assert stats_a["marker"]["flows"] == 3 and stats_a["marker"]["marked"] == len(data)
-    assert stats_b["orderer"]["in_order"] == len(data) and stats_b["orderer"]["early"] == 0
+    assert stats_a["marker"]["flows"] == len(SIZES) and stats_a["marker"]["marked"] == len(sent)
+    # no flow waited for a first packet that never came
+    assert stats_b["orderer"]["in_order"] == len(sent) and stats_b["orderer"]["early"] == 0
     for name in (NS_A, NS_B):  # the agents took their rules with them
         rules = ns(name, "iptables-save").stdout
         assert "NFQUEUE" not in rules

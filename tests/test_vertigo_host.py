@@ -11,6 +11,7 @@ from lgkit.schemes import flowinfo
 from lgkit.schemes.flowinfo import FlowInfo
 from lgkit.schemes.vertigo_marker import Marker, Segment
 from lgkit.schemes.vertigo_orderer import Orderer
+from lgkit.schemes.vertigo_testbed import ADVMSS, with_advmss
 from lgkit.sim.frames import ip_bytes, ipv4_checksum
 
 ISN = 0xFFFFFF00  # the sequence numbers wrap inside the first flow
@@ -46,7 +47,9 @@ def test_marks_remaining_size_flow_ids_and_first_packets() -> None:
              segments(stream, ISN + 1)]
     assert [(i.rfs, i.flow_id, i.first) for i in infos] == [
         (2500, 0, True), (1500, 0, False), (500, 0, False),  # flow 0: 2500 B
-        (1300, 1, False),  # bytes 3000..3999: flow 1 (2500..4299) began inside segment 3
+        # bytes 3000..3999: flow 1 (2500..4299) began inside segment 3 (flow 0's), so this
+        # is the first packet of flow 1: the first that begins inside it
+        (1300, 1, True),
         (300, 1, False)]  # bytes 4000..4299
     assert marker.stats.flows == 2 and marker.stats.marked == 5
     # a retransmission of the second segment: retcnt 1, RFS rotated right (boosting)
@@ -138,3 +141,41 @@ def test_first_packet_overtaken_waits_for_it_and_the_marker_feeds_the_orderer() 
         length = len(packets[k]) - 32 - 20  # IP header with the option, TCP header
         released += orderer.arrive(k, (*KEY, info.flow_id), info, length, t)
     assert released == [0, 1, 2, 3]
+
+
+def test_pipelined_messages_each_get_a_first_packet_and_are_ordered_without_waiting() -> None:
+    # messages written back to back share segments: 2500 B (the next begins inside its third
+    # segment), 300 B (inside one segment of its neighbours: no packet of its own), 4100 B
+    sizes = (2500, 300, 4100, 1500)
+    marker = Marker(framed_ports={5300})
+    marker.mark(tcp(ISN, flags=0x02))
+    stream = b"".join(message(size, k) for k, size in enumerate(sizes))
+    infos = [(flowinfo.read(marker.mark(tcp(seq, data))), len(data))
+             for seq, data in segments(stream, ISN + 1)]
+    starts = [(i.flow_id, i.original_rfs) for i, _ in infos if i.first]
+    assert starts == [(0, 2500), (2, 4100 - 200), (3, 1500 - 100)]  # 1 has no packet of its own
+    rng = random.Random(7)
+    for trial in range(20):
+        order = list(range(len(infos)))
+        rng.shuffle(order)
+        orderer = Orderer(tau_us=1e9)  # a flow without its first packet would wait forever
+        released = [h for t, k in enumerate(order)
+                    for h in orderer.arrive(k, (*KEY, infos[k][0].flow_id), *infos[k], t)]
+        assert sorted(released) == list(range(len(infos))), trial
+        for fid in {i.flow_id for i, _ in infos}:
+            mine = [k for k in released if infos[k][0].flow_id == fid]
+            assert mine == sorted(mine), trial
+        assert orderer.buffered == 0 and not orderer.flows and orderer.stats.timeouts == 0
+
+
+def test_routes_get_room_for_the_option_whatever_ip_printed() -> None:
+    # `ip route show` prints a locked rto_min as `rto_min lock 200ms`, which `ip route replace`
+    # refuses: the route must go back as `rto_min 200ms`, or it silently keeps MSS 1460
+    shown = "10.0.0.0/8 dev h13-eth0 proto kernel scope link src 10.0.0.13 rto_min lock 200ms"
+    assert with_advmss(shown) == ("10.0.0.0/8 dev h13-eth0 proto kernel scope link src "
+                                  f"10.0.0.13 rto_min 200ms advmss {ADVMSS}")
+    assert with_advmss("10.0.0.0/8 dev h1-eth0 advmss 1400 rto_min 1ms") == (
+        f"10.0.0.0/8 dev h1-eth0 rto_min 1ms advmss {ADVMSS}")
+    assert with_advmss("10.0.0.0/8 dev x proto kernel scope link src 10.0.0.1 linkdown") == (
+        f"10.0.0.0/8 dev x proto kernel scope link src 10.0.0.1 advmss {ADVMSS}")
+    assert ADVMSS + 20 + 12 + 20 == 1500  # TCP and IP headers, the option: one full frame

@@ -6,9 +6,12 @@ The flow size must come from the application (the paper's marking component is t
 reads it from the byte stream of length-prefixed protocols: on a stream sent to one of
 `framed_ports` or from one of `framed_source_ports`, every message starts with its total length
 in 4 bytes, big-endian (the kit's FCT workload frames its flows and its incast replies so,
-lgkit/workloads/fct.py). Each message is a flow. Other streams fall back to flow aging (the
-paper's LAS, §4.3): the rank is the bytes the connection has sent before this packet, and the
-option's flags say so.
+lgkit/workloads/fct.py). Each message is a flow. A segment belongs to the message its first
+byte is in; when messages follow each other in one stream, a segment may end inside the next
+message, and that message's first packet is the first segment that begins inside it (so every
+flow's packets chain: each one's RFS less its length is the next one's, as the receiver orders
+them). Other streams fall back to flow aging (the paper's LAS, §4.3): the rank is the bytes
+the connection has sent before this packet, and the option's flags say so.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class Message:
     index: int
     start: int
     end: int
+    first_at: int | None = None
+    "Offset of the first segment that began inside this message (its first packet)."
 
 
 @dataclass
@@ -147,8 +152,10 @@ class Marker:
         if message is None:
             self.stats.aged += 1
             return FlowInfo.marked(start, retcnt, aged=True)
+        if message.first_at is None:
+            message.first_at = start
         return FlowInfo.marked(message.end - start, retcnt, message.index,
-                               first=start == message.start)
+                               first=start == message.first_at)
 
     def _read_prefixes(self, conn: Connection, start: int, payload: bytes) -> None:
         """Register every message whose length prefix this (new) data holds."""

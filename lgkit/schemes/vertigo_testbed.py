@@ -35,7 +35,7 @@ from lgkit.schemes.vertigo_control import (
     topology_writes,
 )
 from lgkit.workloads import hostconfig
-from lgkit.workloads.hostconfig import HostSettings
+from lgkit.workloads.hostconfig import RTO_MIN, Host, HostConfigError, HostSettings
 
 P4 = Path(__file__).resolve().parents[2] / "p4" / "vertigo.p4"
 FABRIC_FACTOR = 4
@@ -75,12 +75,32 @@ class HostProcess:
         naming.pid_file(self.kind, self.host).unlink(missing_ok=True)
 
 
-def reserve_option_room(host: Any) -> None:
-    """Every route of a host advertises ADVMSS."""
-    for route in host.cmd("ip -4 route show").splitlines():
-        base = re.sub(r"\badvmss \d+", "", route).strip()
-        if base:
-            host.cmd(f"ip route replace {base} advmss {ADVMSS}")
+ADVMSS_METRIC = re.compile(r"\badvmss (?:lock )?\d+")
+
+
+ROUTE_STATES = frozenset({"linkdown", "dead"})
+"Words `ip route show` prints about a route's state, not arguments `ip route` takes."
+
+
+def with_advmss(route: str) -> str:
+    """An `ip route show` line as `ip route replace` arguments that advertise ADVMSS (`ip`
+    prints a locked metric as `rto_min lock 200ms` but accepts only `rto_min 200ms` back)."""
+    base = RTO_MIN.sub(lambda m: f"rto_min {m.group(1)}ms", ADVMSS_METRIC.sub("", route))
+    return " ".join([*(w for w in base.split() if w not in ROUTE_STATES), "advmss",
+                     str(ADVMSS)])
+
+
+def reserve_option_room(host: Host) -> None:
+    """Every route of a host advertises ADVMSS; raises HostConfigError if one does not."""
+    for route in _routes(host):
+        host.cmd(f"ip route replace {with_advmss(route)}")
+    missing = [r for r in _routes(host) if f"advmss {ADVMSS}" not in r]
+    if missing:
+        raise HostConfigError(f"{host.name}: routes without advmss {ADVMSS}: {missing}")
+
+
+def _routes(host: Host) -> list[str]:
+    return [line.strip() for line in host.cmd("ip -4 route show").splitlines() if line.strip()]
 
 
 class VertigoBed:
