@@ -36,9 +36,10 @@ def test_quick_run_compares_vertigo_with_ecmp(tmp_path: Path, capsys, monkeypatc
     assert int(network["vertigo"]["queries_ok"]) > 0 and int(network["ecmp"]["queries_ok"]) > 0
     queries = read_table(folder, "queries")
     assert {q["scheme"] for q in queries} == {"ecmp", "vertigo"}
-    monkeypatch.setenv("LGKIT_VERTIGO_RESULTS", str(folder))
+    monkeypatch.setenv("LGKIT_RUN_VERTIGO", str(folder))
+    monkeypatch.setenv("LGKIT_FIGURES", str(tmp_path / "figures"))
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(notebook, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
-    assert (folder / "vertigo.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "figures" / "vertigo.png").read_bytes()[:4] == b"\x89PNG"
     assert_machine_clean()
