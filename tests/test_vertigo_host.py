@@ -179,3 +179,21 @@ def test_routes_get_room_for_the_option_whatever_ip_printed() -> None:
     assert with_advmss("10.0.0.0/8 dev x proto kernel scope link src 10.0.0.1 linkdown") == (
         f"10.0.0.0/8 dev x proto kernel scope link src 10.0.0.1 advmss {ADVMSS}")
     assert ADVMSS + 20 + 12 + 20 == 1500  # TCP and IP headers, the option: one full frame
+
+
+def test_streams_not_seen_from_their_syn_or_out_of_frame_are_aged_not_split() -> None:
+    stream = message(20_000, 1) + message(20_000, 2)
+    # first seen in the middle of a message (its SYN and first bytes passed unseen): the zero
+    # filler read as length prefixes would make a 4-byte flow of every 4 bytes
+    marker = Marker(framed_source_ports={5301})
+    midway = [flowinfo.read(marker.mark(tcp(5000 + at, stream[at:at + MSS], sport=5301,
+                                            dport=40000))) for at in range(5000, 9000, MSS)]
+    assert all(i.aged for i in midway) and marker.stats.flows == 0
+    # seen from the SYN, but a length below 4 appears where a message should begin
+    marker = Marker(framed_ports={5300})
+    marker.mark(tcp(0, flags=0x02))
+    broken = message(1000, 1) + bytes(3000)  # the second "message" has length 0
+    infos = [flowinfo.read(marker.mark(tcp(1 + at, broken[at:at + MSS])))
+             for at in range(0, len(broken), MSS)]
+    assert marker.stats.flows == 1 and marker.stats.lost_framing == 1
+    assert not infos[0].aged and all(i.aged for i in infos[1:])

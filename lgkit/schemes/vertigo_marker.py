@@ -11,7 +11,10 @@ byte is in; when messages follow each other in one stream, a segment may end ins
 message, and that message's first packet is the first segment that begins inside it (so every
 flow's packets chain: each one's RFS less its length is the next one's, as the receiver orders
 them). Other streams fall back to flow aging (the paper's LAS, §4.3): the rank is the bytes
-the connection has sent before this packet, and the option's flags say so.
+the connection has sent before this packet, and the option's flags say so. So do framed streams
+the marker did not see from their SYN on, and from where it finds a length below 4, streams
+whose framing it lost: reading lengths out of a message's body would split it into thousands of
+tiny flows.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class MarkerStats:
     "Segments marked by age (no length prefix on their connection)."
     skipped: int = 0
     "Packets left as they were (not TCP data, or already carrying IP options)."
+    lost_framing: int = 0
+    "Connections whose framing the marker lost (a length prefix below 4): aged from there on."
 
 
 class Marker:
@@ -132,8 +137,9 @@ class Marker:
             conn = None  # a new connection (or a SYN retransmitted: the same base)
         if conn is None:
             base = (segment.seq + 1) & MASK32 if segment.flags & SYN else segment.seq
-            framed = (segment.key[3] in self.framed_ports
-                      or segment.key[1] in self.framed_source_ports)
+            # a stream's framing can be followed only from its first byte on: its SYN
+            framed = bool(segment.flags & SYN) and (segment.key[3] in self.framed_ports
+                                                    or segment.key[1] in self.framed_source_ports)
             conn = Connection(base, framed)
             self.connections[segment.key] = conn
         return conn
@@ -173,7 +179,11 @@ class Marker:
                 conn.partial = prefix
                 return
             conn.partial = b""
-            size = max(LENGTH_PREFIX.size, LENGTH_PREFIX.unpack(prefix)[0])
+            size = LENGTH_PREFIX.unpack(prefix)[0]
+            if size < LENGTH_PREFIX.size:  # no message is shorter than its prefix: not framed
+                conn.framed = False
+                self.stats.lost_framing += 1
+                return
             index = conn.messages[-1].index + 1 if conn.messages else 0
             conn.messages.append(Message(index, conn.next_start, conn.next_start + size))
             conn.next_start += size
