@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
+from lgkit.measure.wirecap import RetxDelays
 from lgkit.reproduce import registry
-from lgkit.reproduce.lgrate import search, summary, verdict
+from lgkit.reproduce.lgrate import (
+    Probe,
+    delay_percentiles,
+    search,
+    summary,
+    timeout_check,
+    verdict,
+)
 
 
 def test_lgrate_is_registered_as_a_testbed_experiment() -> None:
@@ -65,3 +75,22 @@ def test_summary_of_one_and_of_several_searches() -> None:
     assert summary([42.0]) == "42 Mb/s"
     assert summary([None]) == "none"
     assert summary([30.0, None, 45.0]).startswith("0 / 30 / 45 Mb/s (min/median/max of 3")
+
+
+def probe(rate: float, delay_max_ms: float, timeout_ms: float, passed: bool = True) -> Probe:
+    return Probe(rate, 9.0, 9.0, 0.01, 0.0, 0, 30, 0, 5, 5, 100, 100, 0, timeout_ms, 1.0,
+                 delay_max_ms, delay_max_ms, "", "", 1.0, passed, "")
+
+
+def test_delay_percentiles_in_ms() -> None:
+    delays = RetxDelays([float(us) for us in range(1000, 101_000, 1000)], 0)
+    assert delay_percentiles(delays) == (51.0, 100.0, 100.0)
+    assert all(math.isnan(v) for v in delay_percentiles(RetxDelays([], 3)))
+
+
+def test_timeout_check_names_the_worst_passing_rate() -> None:
+    check = timeout_check([probe(10, 120.0, 250.0), probe(20, 200.0, 250.0),
+                           probe(40, 900.0, 250.0, passed=False)])
+    assert check.passed and "max 200 ms vs 250 ms at 20 Mb/s" in check.text
+    assert not timeout_check([probe(10, 300.0, 250.0)]).passed
+    assert not timeout_check([probe(10, math.nan, 250.0)]).passed

@@ -24,6 +24,13 @@ from typing import Any
 from finsy import P4CounterEntry
 
 from lgkit.measure.loss import PointCounts
+from lgkit.measure.wirecap import (
+    RetxDelays,
+    WireCapture,
+    lg_data_frames,
+    read_pcap,
+    retransmission_delays,
+)
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.spec.topology import load_spec
@@ -78,6 +85,13 @@ class Probe:
     "Explicit ACKs the receiver sent."
     pauses: int
     "Pause frames the receiver sent (its reordering buffer passed pauseThreshold)."
+    ack_timeout_ms: float
+    "The receiver's ackNoTimeout in force."
+    retx_delay_p50_ms: float
+    retx_delay_p99_ms: float
+    retx_delay_max_ms: float
+    """Retransmission delays on the wire before the receiver (brief §6: from the frame that
+    reveals a loss to the first retransmitted copy; NaN without a capture)."""
     cpu_share: str
     "CPU seconds per wall second of each switch during the LG flow, e.g. 'up 0.21 tx 0.95'."
     passes_per_packet: str
@@ -100,6 +114,16 @@ def verdict(rate_mbps: float, clean_mbps: float, lg_mbps: float, effective_loss:
     if lg_mbps < GOODPUT_SHARE * clean_mbps:
         return False, f"LG goodput {lg_mbps:.1f} < {GOODPUT_SHARE:.0%} of {clean_mbps:.1f}"
     return True, ""
+
+
+def delay_percentiles(delays: RetxDelays) -> tuple[float, float, float]:
+    """p50, p99 and max of the retransmission delays, in ms (NaN if there are none)."""
+    values = sorted(delays.delays_us)
+    if not values:
+        return math.nan, math.nan, math.nan
+    def at(share: float) -> float:
+        return round(values[min(len(values) - 1, int(share * len(values)))] / 1000, 1)
+    return at(0.5), at(0.99), round(values[-1] / 1000, 1)
 
 
 def search(passes: Callable[[float], bool], start: float, factor: float, ceiling: float,
@@ -237,22 +261,29 @@ class RateBed:
             lg0, passes0 = self._lg_counts(), self.passes()
             pids = self._pids()
             cpu0 = {s: cpu_seconds(p) for s, p in pids.items()}
+            pcap = self.ctx.store.path / f"wire-{rate_mbps:g}.pcap"
             began = time.monotonic()
-            lg_mbps, retransmits, delta = self._flow()
+            with WireCapture(self.testbed.network.wire_ports().toward_receiver, pcap):
+                lg_mbps, retransmits, delta = self._flow()
             wall = time.monotonic() - began
             cpu = {s: (cpu_seconds(p) - cpu0[s]) / wall for s, p in pids.items()}
             lg = {k: v - lg0[k] for k, v in self._lg_counts().items()}
             passes = {s: (v - passes0[s]) / max(1, delta.d) for s, v in self.passes().items()}
             tx_max = self.register(tx, "lg_tx_buf_max_pkts", rx)
             rx_max = self.register(rx, "lg_rx_buf_max_pkts", tx)
+            timeout_ms = self.protection.params(CORRUPTION).ack_timeout_us / 1000
         finally:
             injector.stop()
             self.protection.disable()
+        delays = (retransmission_delays(lg_data_frames(read_pcap(pcap))) if pcap.exists()
+                  else RetxDelays([], 0))
+        pcap.unlink(missing_ok=True)
         passed, why = verdict(rate_mbps, clean_mbps, lg_mbps, delta.effective_loss,
                               self.max_effective)
         return Probe(rate_mbps, round(clean_mbps, 2), round(lg_mbps, 2),
                      delta.actual_loss, delta.effective_loss, retransmits, lg["retx"],
                      lg["timeouts"], tx_max, rx_max, lg["dummies"], lg["acks"], lg["pauses"],
+                     timeout_ms, *delay_percentiles(delays),
                      " ".join(f"{s} {c:.2f}" for s, c in cpu.items()),
                      " ".join(f"{s} {p:.1f}" for s, p in passes.items()),
                      round(os.getloadavg()[0], 2), passed, why)
@@ -311,7 +342,9 @@ def run(ctx: Context) -> list[Comparison]:
         ctx.log(f"{rate:g} Mb/s: no loss {probe.clean_mbps:.1f}, LG {probe.lg_mbps:.1f} Mb/s, "
                 f"effective {probe.effective_loss:.1e}, LG retx {probe.lg_retx}, timeouts "
                 f"{probe.lg_timeouts}, Tx/Rx buffer max {probe.tx_buf_max_pkts}/"
-                f"{probe.rx_buf_max_pkts} pkts, CPU {probe.cpu_share}, passes/pkt "
+                f"{probe.rx_buf_max_pkts} pkts, retx delay p50/p99/max {probe.retx_delay_p50_ms}/"
+                f"{probe.retx_delay_p99_ms}/{probe.retx_delay_max_ms} ms (timeout "
+                f"{probe.ack_timeout_ms:g}), CPU {probe.cpu_share}, passes/pkt "
                 f"{probe.passes_per_packet or 'n/a'}, load {probe.load_average}: "
                 f"{'pass' if probe.passed else 'FAIL (' + probe.why + ')'}")
         return probe.passed
@@ -350,6 +383,7 @@ def _table(ctx: Context, probes: list[Probe], found: list[float | None], seconds
            max_effective: float) -> Comparison:
     rows = [Row(f"{p.rate_mbps:g} Mb/s",
                 [p.clean_mbps, p.lg_mbps, p.effective_loss, p.lg_timeouts,
+                 p.retx_delay_p99_ms, p.retx_delay_max_ms, p.ack_timeout_ms,
                  p.tx_buf_max_pkts, p.rx_buf_max_pkts, "pass" if p.passed else "FAIL"])
             for p in sorted(probes, key=lambda p: p.rate_mbps)]
     best = min((rate or 0.0) for rate in found)
@@ -359,10 +393,27 @@ def _table(ctx: Context, probes: list[Probe], found: list[float | None], seconds
              else f"{ctx.target}: highest LG link rate {highest}")
     return Comparison(
         f"LG link rate at {CORRUPTION:g} corruption ({ctx.target})",
-        ["no loss Mb/s", "LG Mb/s", "effective", "timeouts", "Tx max", "Rx max", "verdict"],
+        ["no loss Mb/s", "LG Mb/s", "effective", "timeouts", "retx p99 ms", "retx max ms",
+         "timeout ms", "Tx max", "Rx max", "verdict"],
         rows, scale=scale,
-        units=f"{seconds:g} s CUBIC flows h1 -> h3; buffers in packets",
+        units=f"{seconds:g} s CUBIC flows h1 -> h3; buffers in packets; retx: retransmission "
+              "delay on the wire before the receiver",
         notes=[f"pass: no-loss flow >= {CARRY_SHARE:.0%} of the hosts' rate, effective loss "
                f"<= {max_effective:g}, LG goodput >= {GOODPUT_SHARE:.0%} of no loss",
                "paper (Table 3, 10G): LG 9.2 Gb/s at 1e-2 vs 9.47 without loss"],
-        checks=[Check(f"highest rate {highest} >= 100 Mb/s (issue 11 goal)", best >= 100)])
+        checks=[Check(f"highest rate {highest} >= 100 Mb/s (issue 11 goal)", best >= 100),
+                timeout_check(probes)])
+
+
+def timeout_check(probes: list[Probe]) -> Check:
+    """Whether the ackNoTimeout exceeded every retransmission delay measured at a passing rate
+    (paper App. B.1: set it above the measured maximum)."""
+    measured = [p for p in probes if p.passed and not math.isnan(p.retx_delay_max_ms)]
+    worst = max(measured, key=lambda p: p.retx_delay_max_ms / p.ack_timeout_ms, default=None)
+    if worst is None:
+        return Check("ackNoTimeout above the retransmission delays: no passing rate measured",
+                     False)
+    return Check(f"ackNoTimeout above every retransmission delay at passing rates (worst: max "
+                 f"{worst.retx_delay_max_ms:g} ms vs {worst.ack_timeout_ms:g} ms at "
+                 f"{worst.rate_mbps:g} Mb/s)",
+                 all(p.retx_delay_max_ms < p.ack_timeout_ms for p in measured))
