@@ -31,6 +31,7 @@ from lgkit.measure.wirecap import (
     read_pcap,
     retransmission_delays,
 )
+from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.spec.topology import load_spec
@@ -290,8 +291,9 @@ class RateBed:
 
 
 def preflight(options: Any) -> str | None:
-    """Why the testbed cannot start here, or None."""
-    return testbed_preflight(options.target)
+    """Why the testbed cannot start here (or tcpdump, which times the retransmissions, is
+    missing), or None."""
+    return testbed_preflight(options.target) or net_preflight(options.target, "tcpdump")
 
 
 def add_arguments(group: Any) -> None:
