@@ -8,6 +8,7 @@ import queue
 import shutil
 
 import pytest
+from finsy import P4CounterEntry
 from test_net_support import assert_machine_clean, needs_root, network_lock
 
 from lgkit.control.corruptd import Corruptd, CorruptdParams
@@ -65,10 +66,22 @@ def test_without_lg_tcp_retransmits(lg_bed, tmp_path) -> None:
     assert result.effective_loss > 0 and result.retransmits > 0
 
 
+def receiver_timeouts(bed: Testbed) -> int:
+    """ackNoTimeout expiries so far at the LG receiver's protected port."""
+    sender, receiver = bed.spec.protected
+    port = bed.network.port(receiver, sender)
+    entries = bed.sessions[receiver].read(P4CounterEntry("lg_cnt_timeouts", index=port))
+    return int(entries[0].data.packet_count) if entries and entries[0].data else 0
+
+
 def test_with_lg_effective_loss_is_zero(lg_bed, tmp_path) -> None:
+    before = receiver_timeouts(lg_bed[0])
     result = _phase(lg_bed, "lg_on", tmp_path)
     assert 0.003 < result.link_loss < 0.02  # the link still corrupts ...
     assert result.effective_loss == 0.0  # ... but nothing is lost between A and D
+    # ... and no hole was given up: every retransmission came within the ackNoTimeout (a late
+    # one is a packet lost for good; docs/performance.md, "Retransmission delay").
+    assert receiver_timeouts(lg_bed[0]) == before
     assert result.retransmits <= RETX_BOUND
     assert result.goodput_mbps > 1.0
 
