@@ -197,6 +197,7 @@ class Workload:
                  tcp: dict[str, dict[str, int]], agents: dict[str, Any]) -> dict[str, Any]:
         store = self.ctx.store
         qct, fct_reply, fct_bg = [], [], []
+        failed = 0
         for table, kind, values in (("queries", "query", qct), ("replies", "reply", fct_reply),
                                     ("background", "background", fct_bg)):
             for path in sorted(out.glob(f"{table}-*.csv")):
@@ -206,13 +207,15 @@ class Workload:
                                  {"scheme": scheme, "host": host, "kind": kind, **row})
                     if not row["error"]:
                         values.append(float(row["qct_us" if kind == "query" else "fct_us"]))
+                    elif kind == "query":
+                        failed += 1
         totals = {key: sum(t[key] for t in tcp.values()) for key in next(iter(tcp.values()))}
         orderer = [a["orderer"] for a in agents.values() if a.get("orderer")]
         net = {"scheme": scheme, **counters, "tm_drops": tm_drops, **totals,
                "early": sum(o["early"] for o in orderer),
                "late": sum(o["late"] for o in orderer),
                "reorder_timeouts": sum(o["timeouts"] for o in orderer),
-               "queries_ok": len(qct)}
+               "queries_ok": len(qct), "queries_failed": failed}
         store.append("network", net)
         return {"qct": np.array(qct), "fct_reply": np.array(fct_reply),
                 "fct_background": np.array(fct_bg), "net": net}
@@ -239,6 +242,13 @@ def _ms(values: np.ndarray, stat: Callable[[np.ndarray], float]) -> float:
 
 def _p99(values: np.ndarray) -> float:
     return float(tail(values, (0.99,))[0].value) if len(values) else math.nan
+
+
+def _p99_all(result: dict[str, Any]) -> float:
+    """p99 QCT in ms over every query, the failed ones (timed out) as infinitely long: the
+    completed queries alone would flatter a scheme that completes few."""
+    values = np.concatenate([result["qct"], np.full(result["net"]["queries_failed"], np.inf)])
+    return float(np.percentile(values, 99, method="higher")) / 1000 if len(values) else math.nan
 
 
 def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
@@ -268,9 +278,10 @@ def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
                 [PAPER_QCT_GAIN.get(scheme), None,
                  PAPER_FCT_P99_GAIN_ECMP if scheme == "ecmp" else None]))
         if "ecmp" in results:
-            e, v = _ms(results["ecmp"]["qct"], _p99), _ms(mine["qct"], _p99)
-            checks.append(Check(f"tail (p99) QCT under incast: vertigo {v:.0f} ms vs ecmp "
-                                f"{e:.0f} ms (lower)", v < e))
+            e, v = _p99_all(results["ecmp"]), _p99_all(mine)
+            checks.append(Check(f"tail (p99) QCT under incast, a query that failed counted as "
+                                f"longer than any: vertigo {v:.0f} ms vs ecmp {e:.0f} ms "
+                                f"(lower)", v < e))
     gain = Comparison("Vertigo: how many times lower than each scheme",
                       ["mean QCT", "p99 QCT", "p99 FCT"], gains, scale,
                       units="times lower with Vertigo (scale-free)",
