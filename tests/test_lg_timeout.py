@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from lgkit.control.linkguardian import LGLayout
 from lgkit.net.testbed.lgprotection import (
     DEFAULT_MIN_TIMEOUT_US,
     MIN_TIMEOUT_US,
@@ -48,3 +49,19 @@ def test_backpressure_thresholds_do_not_follow_the_timeout(rate: float, resume: 
         assert got.resume_bytes == resume
         assert got.pause_threshold == resume + 2 * 1514
         assert got.n_copies == 3
+
+
+def recirc_lines(target: str) -> list[str]:
+    testbed = SimpleNamespace(target=target, rate_mbps=3.0, spec=SimpleNamespace(
+        protected=("tx", "rx")), network=SimpleNamespace(priority_queues=3))
+    bed = SimpleNamespace(testbed=testbed, layout=LGLayout(), ports=(2, 1), loop_share=2.0,
+                          courier_share=0.5)
+    lines = TestbedProtection.queue_rates(bed)  # type: ignore[arg-type]
+    return [line for switch in ("tx", "rx") for line in lines[switch]
+            if line.endswith(f" {LGLayout().recirc_port}")]
+
+
+def test_bmv2_bounds_the_recirculation_port_and_the_built_in_target_does_not() -> None:
+    frames = 3e6 / (1514 * 8)
+    assert recirc_lines("bmv2") == [f"set_queue_rate {4 * frames:.0f} 68"] * 2
+    assert recirc_lines("builtin") == []

@@ -57,6 +57,16 @@ link's full-size frame rate: each copy is checked about LOOP_RATE_SHARE times wh
 runs full, instead of spinning through the pipeline as fast as the CPU allows (like Tofino's
 recirculation port, whose bandwidth is fixed). It must stay above 1: every copy needs at least
 one check after its ACK arrives."""
+RECIRC_RATE_SHARE = {"bmv2": 4.0}
+"""Queue rate of the recirculation port per target, as a multiple of the link's full-size frame
+rate (absent: unlimited). On BMv2 the receiver's reordering buffer recirculates through it while
+a hole is open, and BMv2's one ingress thread serves recirculated packets strictly before newly
+received ones: unlimited, the buffer can starve every new frame, the retransmission that would
+close the hole among them, until the ackNoTimeout skips the hole (measured: a retransmission
+delay of 1.9 s, and arrived retransmissions left 0.9 s in the input queue). Four times the frame
+rate drains the buffer four times faster than the link fills it and leaves the ingress thread
+time for the link. The built-in target's event loop alternates its timers and its sockets, so it
+has no such starvation there."""
 DROP_COUNTER = "lg_cnt_corrupt_drops"
 "The LG program's count of frames its corruption emulator dropped, per port."
 MIN_LOSS = 1e-9
@@ -106,12 +116,18 @@ class TestbedProtection:
         return ProtectedLink(sender, self.ports[0], receiver, self.ports[1], self.params(loss))
 
     def queue_rates(self) -> dict[str, list[str]]:
-        """Runtime-CLI lines for the current link rate: the loop port's queue rate and the
-        protected ports' courier queue rate (a share of 0 = unlimited)."""
+        """Runtime-CLI lines for the current link rate: the loop port's queue rate, the
+        recirculation port's (RECIRC_RATE_SHARE) and the protected ports' courier queue rate (a
+        share of 0 = unlimited)."""
         frames = frames_per_s(self.testbed)
         sender, receiver = self.testbed.spec.protected
         lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}"]
                  for switch in (sender, receiver)}
+        recirc_share = RECIRC_RATE_SHARE.get(self.testbed.target)
+        if recirc_share:
+            for switch in (sender, receiver):
+                lines[switch].append(
+                    f"set_queue_rate {recirc_share * frames:.0f} {self.layout.recirc_port}")
         if self.testbed.network.priority_queues >= 3:  # else priority 0 carries everything
             for switch, port in zip((sender, receiver), self.ports, strict=True):
                 lines[switch].append(f"set_queue_rate {self.courier_share * frames:.0f} {port} 0")
