@@ -168,6 +168,17 @@ class AfPacketPort:
                 writer.close()
 
 
+def wait_events(epoll: select.epoll, timeout_s: float) -> list[tuple[int, int]]:
+    """epoll's ready events after at most timeout_s, to the microsecond. epoll_wait counts
+    whole milliseconds (CPython rounds a timeout up), which made every timer up to 1 ms late
+    (LG's tail-loss recoveries came in steps of ~1 ms); select counts microseconds, so a wait
+    for a timer sleeps on the epoll fd through select."""
+    if 0 < timeout_s < HOUSEKEEPING_S:
+        select.select([epoll.fileno()], [], [], timeout_s)
+        timeout_s = 0
+    return epoll.poll(timeout_s)
+
+
 class PortLoop:
     """The switch's single-threaded event loop: epoll over the port sockets, the clock's timers
     and a wake-up pipe (for timers added by gRPC threads and for `stop`).
@@ -228,7 +239,7 @@ class PortLoop:
         next_housekeeping = time.monotonic() + HOUSEKEEPING_S
         debug = self.log.isEnabledFor(logging.DEBUG)
         while not self._stopping:
-            events = self.epoll.poll(clock.seconds_to_next(HOUSEKEEPING_S))
+            events = wait_events(self.epoll, clock.seconds_to_next(HOUSEKEEPING_S))
             with switch.lock:
                 self._run_timers()
                 self._flush_tx()
