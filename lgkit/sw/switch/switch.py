@@ -14,7 +14,7 @@ from .watchdog import Watchdog
 
 RECIRC_QUEUE_CAPACITY = 1024
 INPUT_QUEUE_CAPACITY = 1024
-REAL_TIME_LATE_TOLERANCE_NS = 2_000_000  # epoll sleeps in whole ms
+REAL_TIME_LATE_TOLERANCE_NS = 2_000_000  # a real-time timer fires late when the loop is busy
 
 
 class PortBackend(Protocol):

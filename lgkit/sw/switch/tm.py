@@ -94,7 +94,8 @@ class TrafficManager:
         self.transmit = transmit
         self.drops: Counter[str] = drops if drops is not None else Counter()
         # How late a timer may fire and still have its departure counted at the due time (real
-        # time: epoll wakes up in whole ms; virtual time: never late, so 0 = exact BMv2 rule).
+        # time: the loop may be busy or descheduled; virtual time: never late, so 0 = exact
+        # BMv2 rule).
         self.late_tolerance_ns = late_tolerance_ns
         self.ports: dict[int, Port] = {}
         self.clone_lanes: dict[int, Port] = {}
