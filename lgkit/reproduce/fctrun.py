@@ -61,6 +61,17 @@ class FlowSpec:
         return f"{what} {self.congestion} flows h1 -> h3, closed loop, {conn}"
 
 
+def interrupt_process(proc: subprocess.Popen, grace_s: float) -> None:
+    """Stop a workload process as Ctrl-C would (it writes what it has), killed after grace_s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
 def add_fct_arguments(group: Any, loss: float, flows: int, quick_flows: int,
                       cc_default: str | None = None, cc_help: str = CC_HELP) -> None:
     """The options of every FCT experiment: the testbed's, then loss, flows and transport."""
@@ -116,13 +127,7 @@ def run_client(ctx: Context, bed: Bed, spec: FlowSpec, label: str, seconds: floa
         while proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.5)
             done = _update(bar, out, done)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+        interrupt_process(proc, 5.0)
         _update(bar, out, done)
         if proc.returncode != 0:
             raise ReproduceError(f"FCT client failed: {proc.stderr.read()[-300:]}")

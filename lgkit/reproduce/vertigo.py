@@ -7,7 +7,6 @@ import argparse
 import math
 import random
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.lifecycle import naming
 from lgkit.reproduce.context import Context, ReproduceError
+from lgkit.reproduce.fctrun import interrupt_process
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
 from lgkit.schemes.vertigo_control import Buffer
 from lgkit.schemes.vertigo_testbed import FLOW_PORT, QUERY_PORT, VertigoBed
@@ -153,7 +153,7 @@ class Workload:
         procs = self._background(scheme, out) + self._queries(scheme, out, queries)
         _wait(procs[-len(self.aggregators):], time.monotonic() + duration)
         for proc in procs:
-            _interrupt(proc)
+            interrupt_process(proc, 10.0)
         time.sleep(1.0)
         counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
         tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}
@@ -226,14 +226,6 @@ def _wait(procs: list[subprocess.Popen], deadline: float) -> None:
         time.sleep(0.5)
 
 
-def _interrupt(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 def _ms(values: np.ndarray, stat: Callable[[np.ndarray], float]) -> float:
