@@ -3,8 +3,10 @@ network: the runs themselves are exercised by tests/test_reproduce_testbed.py)."
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -12,7 +14,9 @@ import pytest
 
 from lgkit.measure.metrics import quantile_ci
 from lgkit.measure.results import write_csv
+from lgkit.net.testbed.testbed import LINK_RATE_MBPS
 from lgkit.reproduce import figures, table2, table3
+from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed
 from lgkit.reproduce.fctrun import fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
 from lgkit.reproduce.fig11 import gain_check
@@ -24,6 +28,16 @@ PNG = bytes([0x89]) + b"PNG"
 def _goodput(label: str, loss: float, mbps: float, retx: int = 0) -> GoodputRow:
     return GoodputRow(label, loss, table3.MODES[label], "cubic", 20.0, mbps, mbps, retx,
                       loss, 0.0 if label != "none" else loss, 16_000)
+
+
+@pytest.mark.parametrize(("target", "asked", "rate"),
+                         [("builtin", None, REPRODUCE_RATE_MBPS["builtin"]),
+                          ("bmv2", None, LINK_RATE_MBPS["bmv2"]), ("builtin", 10.0, 10.0)])
+def test_testbed_experiments_run_at_the_lg_rate_unless_asked(target: str, asked: float | None,
+                                                             rate: float, tmp_path: Path) -> None:
+    ctx = SimpleNamespace(options=argparse.Namespace(rate_mbps=asked), target=target,
+                          store=SimpleNamespace(path=tmp_path), log=print)
+    assert Bed(ctx).rate_mbps == rate
 
 
 def test_table3_shares_of_the_link_and_the_goal() -> None:
