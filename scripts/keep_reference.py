@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 KEEP = ("metadata.json", "report.txt", "summary.csv", "conditions.csv", "fct_summary.csv",
         "goodput.csv", "intervals.csv", "timeline_tcp.csv", "events.csv", "link_speed.csv",
-        "retx_delay.csv")
+        "retx_delay.csv", "probes.csv")
 SLIM = {"fct.csv": ["group", "condition", "fct_us", "error"],
         "timeline_p4.csv": ["run", "t_s", "switch", "name", "index", "packets", "bytes",
                             "value"]}

@@ -150,10 +150,14 @@ def synthetic_run(tmp_path: Path) -> Path:
     write_csv(run / "events.csv", [{"run": "cubic", "t_s": 1.0, "event": "corruption on"},
                                    {"run": "cubic", "t_s": 3.0, "event": "LG on"}])
     write_csv(run / "link_speed.csv", [{"effective_link_speed": 0.93}])
+    write_csv(run / "probes.csv", [
+        {"rate_mbps": rate, "clean_mbps": 0.9 * rate, "lg_mbps": 0.85 * rate,
+         "effective_loss": 0.0 if rate < 20 else 5e-3, "passed": rate < 20}
+        for rate in (10, 15, 22.5, 18.4)])
     return run
 
 
-@pytest.mark.parametrize("name", ["fig9", "fig10", "fig11", "table2", "table3"])
+@pytest.mark.parametrize("name", ["fig9", "fig10", "fig11", "table2", "table3", "lgrate"])
 def test_figures_draw_and_save(name: str, synthetic_run: Path, monkeypatch, tmp_path) -> None:
     out = tmp_path / "figures"
     monkeypatch.setenv("LGKIT_FIGURES", str(out))

@@ -61,10 +61,10 @@ def _caption(fig: Figure, run: Path) -> None:
     meta = metadata(run)
     scale = "quick" if meta.get("quick") else "default"
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.text(0.01, 0.005, f"ours: {meta.get('target')}, {scale} scale, "
-             f"{meta.get('link_rate_mbps', '?')} Mb/s links (paper "
-             f"{meta.get('paper_link_gbps', '?')} Gb/s); {Path(run).name}", fontsize=7,
-             color="0.35")
+    links = (f"{meta['link_rate_mbps']} Mb/s links (paper {meta.get('paper_link_gbps', '?')} "
+             f"Gb/s); " if "link_rate_mbps" in meta else "")
+    fig.text(0.01, 0.005, f"ours: {meta.get('target')}, {scale} scale, {links}{Path(run).name}",
+             fontsize=7, color="0.35")
 
 
 def save(fig: Figure, run: Path, name: str) -> Path:
@@ -283,3 +283,37 @@ def fig9(run: Path) -> Named:
         _caption(fig, run)
         figures.append((f"fig9-{slug(name)}", fig))
     return figures
+
+
+def lgrate(run: Path) -> Named:
+    """Each probe of the LG link-rate search against its rate: LG's goodput over the no-loss
+    flow's and the effective loss, passes filled and failures as crosses."""
+    from lgkit.reproduce.lgrate import GOODPUT_SHARE
+
+    probes = _table(run, "probes")
+    meta = metadata(run)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5), sharex=True)
+    for passed, marker, label in ((True, "o", "pass"), (False, "x", "FAIL")):
+        part = probes[probes["passed"] == passed]
+        top.plot(part["rate_mbps"], part["lg_mbps"] / part["clean_mbps"], marker,
+                 color="tab:blue", linestyle="none", label=label)
+        bottom.plot(part["rate_mbps"], part["effective_loss"], marker, color="tab:red",
+                    linestyle="none", label=label)
+    top.axhline(GOODPUT_SHARE, color="0.6", linestyle=":", label="goal: within 10% of no loss")
+    top.set_ylabel("LG goodput / no loss")
+    top.legend(fontsize=7)
+    limit = meta.get("max_effective_loss", 0.0)
+    bottom.axhline(limit, color="0.6", linestyle=":", label=f"limit {limit:g}")
+    bottom.set_yscale("symlog", linthresh=1e-4)
+    bottom.set_ylim(0, max(1e-3, 3 * float(probes["effective_loss"].max())))
+    bottom.set_ylabel(f"effective loss at {meta.get('corruption', 0.01):g}")
+    bottom.set_xlabel("link rate (Mb/s)")
+    bottom.legend(fontsize=7)
+    found = [rate for rate in meta.get("highest_rate_mbps", []) if rate]
+    for rate in found:
+        for ax in (top, bottom):
+            ax.axvline(rate, color="tab:green", linewidth=0.8, alpha=0.5)
+    fig.suptitle(f"LG link rate at {meta.get('corruption', 0.01):g} corruption "
+                 f"({meta.get('target')}): highest {', '.join(f'{r:g}' for r in found)} Mb/s")
+    _caption(fig, run)
+    return [("lgrate", fig)]
