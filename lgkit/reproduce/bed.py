@@ -38,6 +38,7 @@ from lgkit.net.testbed.lgprotection import (
     frames_per_s,
     make_protection,
     p4_injector,
+    recirc_rate_lines,
 )
 from lgkit.net.testbed.testbed import LINK_RATE_MBPS, Testbed, port_commands
 from lgkit.reproduce.context import Context, ReproduceError
@@ -64,8 +65,14 @@ TARGET_LOSS = 1e-8
 "LG's target effective loss rate in the paper (Eq. 2)."
 PAPER_RECIRC_GBPS = 100.0
 """The Tofino's recirculation port: 100G, whatever the link's speed (4x a 25G link, 1x a 100G
-one). Ours runs at the same multiple of our link rate, so copies loop as often per byte sent as
-theirs (unlimited, a software switch would spin its CPU on every copy until it is ACKed)."""
+one). Our loop port, where the Tx copies wait for their ACK, runs at the same multiple of our
+link rate, so copies loop as often per byte sent as theirs (unlimited, a software switch would
+spin its CPU on every copy until it is ACKed). The recirculation port proper (notifications,
+pause/resume, the receiver's reordering buffer, the hold) keeps the target's setting
+(lgprotection.RECIRC_RATE_SHARE: unlimited on the built-in target, docs/protocol.md §3.1): at
+our link rate one pass of a full frame through a port at that rate takes 1.2 ms, more than a
+base RTT (Tofino's: 123 ns, 0.004 of its RTT), and the reordering buffer, a FIFO whose packets
+loop behind new arrivals, then released a held burst at half the link rate."""
 ECN_THRESHOLD_BYTES = 100_000
 """The paper's DCTCP marking threshold (100 KB). Buffers in bytes keep their meaning when the link
 rate and the time scale shrink together, so the threshold is not scaled."""
@@ -183,12 +190,12 @@ class Bed:
         self.testbed.start()
         self.protection = make_protection(self.testbed, TARGET_LOSS)
         self.recirc_mbps = self.rate_mbps * PAPER_RECIRC_GBPS / self.paper_link_gbps
-        layout = LGLayout()  # Tx copies loop through the loop port: it gets the same rate
+        layout = LGLayout()
         for switch in self.spec.protected:
-            commands = port_commands(self.ctx.target, [layout.recirc_port, layout.loop_port],
-                                     self.recirc_mbps)
+            commands = port_commands(self.ctx.target, [layout.loop_port], self.recirc_mbps)
             self.testbed.network.node(switch).switch_cli(
-                [c for c in commands if not c.startswith("set_queue_depth")])
+                [c for c in commands if not c.startswith("set_queue_depth")]
+                + recirc_rate_lines(self.testbed, layout))
         if ecn:
             self.set_ecn_threshold(math.ceil(ECN_THRESHOLD_BYTES / MTU_FRAME))
         self.base_rtt_ms = self._base_rtt_ms()
@@ -241,7 +248,8 @@ class Bed:
         paper = self.paper_link_gbps
         factor = paper * 1000 / self.rate_mbps
         return (f"{self.ctx.target}, {self.rate_mbps:g} Mb/s links (paper {paper:g} Gb/s): "
-                f"1/{factor:.0f}; recirculation {self.recirc_mbps:g} Mb/s (paper 100 Gb/s); "
+                f"1/{factor:.0f}; Tx-copy loop {self.recirc_mbps:g} Mb/s (paper: recirculation "
+                f"100 Gb/s); "
                 f"base RTT {self.base_rtt_ms:.2f} ms (paper ~30 us), so rto_min "
                 f"{self.rto_min_ms} ms (paper 1 ms = 33 RTTs)")
 

@@ -66,7 +66,10 @@ close the hole among them, until the ackNoTimeout skips the hole (measured: a re
 delay of 1.9 s, and arrived retransmissions left 0.9 s in the input queue). Four times the frame
 rate drains the buffer four times faster than the link fills it and leaves the ingress thread
 time for the link. The built-in target's event loop alternates its timers and its sockets, so it
-has no such starvation there."""
+has no such starvation there, and its recirculation port stays unlimited (docs/protocol.md §3.1):
+limited to the link's rate, a FIFO whose buffered packets loop behind newly arrived ones needs
+~2 passes per in-order delivery, so a burst held behind one hole was released at ~0.45x the
+link rate (fig10 at 10 Mb/s: 24 KB flows up to 21 ms slower; docs/reproduce.md)."""
 DROP_COUNTER = "lg_cnt_corrupt_drops"
 "The LG program's count of frames its corruption emulator dropped, per port."
 MIN_LOSS = 1e-9
@@ -121,13 +124,9 @@ class TestbedProtection:
         share of 0 = unlimited)."""
         frames = frames_per_s(self.testbed)
         sender, receiver = self.testbed.spec.protected
-        lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}"]
+        lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}",
+                          *recirc_rate_lines(self.testbed, self.layout)]
                  for switch in (sender, receiver)}
-        recirc_share = RECIRC_RATE_SHARE.get(self.testbed.target)
-        if recirc_share:
-            for switch in (sender, receiver):
-                lines[switch].append(
-                    f"set_queue_rate {recirc_share * frames:.0f} {self.layout.recirc_port}")
         if self.testbed.network.priority_queues >= 3:  # else priority 0 carries everything
             for switch, port in zip((sender, receiver), self.ports, strict=True):
                 lines[switch].append(f"set_queue_rate {self.courier_share * frames:.0f} {port} 0")
@@ -158,6 +157,15 @@ def ack_timeout_us(target: str, rate_mbps: float) -> int:
     """The testbed's ackNoTimeout (us) for a target at a link rate."""
     floor = MIN_TIMEOUT_US.get(target, DEFAULT_MIN_TIMEOUT_US)
     return max(floor, frame_times_us(TIMEOUT_FRAMES, rate_mbps))
+
+
+def recirc_rate_lines(testbed: Testbed, layout: LGLayout) -> list[str]:
+    """Runtime-CLI lines for the recirculation port's queue rate on this target
+    (RECIRC_RATE_SHARE; none, i.e. unlimited, on the built-in target)."""
+    share = RECIRC_RATE_SHARE.get(testbed.target)
+    if not share:
+        return []
+    return [f"set_queue_rate {share * frames_per_s(testbed):.0f} {layout.recirc_port}"]
 
 
 def make_protection(testbed: Testbed, target_loss: float) -> TestbedProtection:
