@@ -15,7 +15,7 @@ import pytest
 from lgkit.measure.metrics import quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.net.testbed.testbed import LINK_RATE_MBPS
-from lgkit.reproduce import figures, table2, table3
+from lgkit.reproduce import fig10, figures, table2, table3
 from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed
 from lgkit.reproduce.fctrun import fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
@@ -89,6 +89,23 @@ def test_fig11_goal_needs_resolved_percentiles_and_the_ratio() -> None:
     assert check.passed and "13.3x lower" in check.text and "NOT resolved" not in check.text
     assert not gain_check({"loss": loss, "LG": lg * 2}, 0.01).passed  # 6.7x
     short = gain_check({"loss": loss[:3000], "LG": lg[:3000]}, 0.01)
+    assert not short.passed and "NOT resolved" in short.text
+
+
+def test_fig10_check_needs_a_lower_resolved_p999_with_lg() -> None:
+    rng = np.random.default_rng(3)
+    base = rng.uniform(20_000.0, 22_000.0, 4000)
+    loss = np.where(rng.random(4000) < 0.01, 60_000.0, base)  # 1% of the flows wait an RTO
+
+    def check(lg: np.ndarray, n: int = 4000) -> object:
+        fcts = {"loss": loss[:n], "LG": lg[:n], "LG_NB": base[:n]}
+        return fig10._gain_check("bbr", fcts, gain_table("t", fcts, "loss", "s", {}))
+
+    good = check(base)
+    assert good.passed and "NOT resolved" not in good.text and "LG_NB 2." in good.text
+    assert "x between the 95% bounds" in good.text
+    assert not check(loss).passed  # the same tail: 1x
+    short = check(base, 1500)
     assert not short.passed and "NOT resolved" in short.text
 
 

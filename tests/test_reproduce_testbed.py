@@ -65,6 +65,9 @@ def test_fig11_quick_conditions(quick_runs: dict[str, Path]) -> None:
     for label in ("LG", "LG_NB"):
         c = conditions[label]
         assert float(c["effective_loss"]) < float(c["link_loss"])
+        # LG's own record of the condition: every notified hole retransmitted, none given up
+        assert int(c["retx"]) >= int(c["loss_events"]) > 0 and int(c["timeouts"]) == 0
+    assert conditions["loss"]["retx"] == ""  # LG off: nothing to read
     flows = read_table(quick_runs["fig11"], "fct")
     assert {f["size_bytes"] for f in flows} == {"143"}
 
