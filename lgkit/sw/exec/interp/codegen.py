@@ -13,6 +13,7 @@ from lgkit.sw.exec.interp import hashes, runtime
 from lgkit.sw.exec.interp.calls import Calls, ordered_args
 from lgkit.sw.exec.interp.exprs import Place, agg_eq, unsupported
 from lgkit.sw.exec.interp.fnctx import FnCtx
+from lgkit.sw.exec.interp.inline import inline_module
 from lgkit.sw.exec.interp.instances import make_extern
 from lgkit.sw.exec.interp.layout import (
     LayoutError,
@@ -351,7 +352,7 @@ class CodeGen:
         source = "\n".join(self.functions)
         self.source = source
         try:
-            code = compile(source, "<lgkit-generated>", "exec")
+            code = compile(inline_module(source), "<lgkit-generated>", "exec")
         except SyntaxError as exc:  # a code generator bug: report it clearly
             raise RuntimeError(f"generated code does not compile: {exc}") from exc
         exec(code, self.ns)

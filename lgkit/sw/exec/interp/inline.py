@@ -1,0 +1,264 @@
+"""Inline the generated module's helper functions (sub-controls, actions, table applies) into
+their callers, so that a top-level block runs as one flat Python function.
+
+CPython pays ~0.1 us per call and the LinkGuardian program makes some 40 calls per pass. A call
+`f(S, P, a, b)` as a statement (or `x = f(S, P)`, `x = f(S, P).attr`, `if f(S, P).attr:`) to a
+function of the module is replaced by f's body with its locals renamed apart and its scalar
+parameters assigned from the arguments (evaluated once, in order, before the body, exactly as a
+call does). Exceptions (exit, stack bounds, parser errors) propagate to the same handlers as
+before. A bare `return` in the middle of an inlined body becomes a `break` out of a one-pass
+`while True` around the body (only for bodies without loops of their own); a body that ends in
+`return X` and has no other `return` gives X to the assignment. Every function stays defined
+(tables call actions by reference, the pipeline calls the blocks).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import itertools
+
+MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlining
+
+
+def inline_module(source: str) -> ast.Module:
+    """The module's syntax tree with its calls inlined (the same functions, flatter bodies);
+    nodes keep the line numbers of `source` (inlined statements point at their callee)."""
+    tree = ast.parse(source)
+    funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    for fn in funcs.values():
+        _rename_locals(fn)
+    Inliner(funcs).run()
+    return tree
+
+
+def _rename_locals(fn: ast.FunctionDef) -> None:
+    """Suffix every local name (parameters, assigned and exception names; not S and P) with
+    the function's name, so that bodies inlined into one caller never share a name with it
+    or with another callee. Copies of one callee inlined twice share names harmlessly: each
+    copy assigns a local before it reads it."""
+    names = {p.arg for p in fn.args.args}
+    for n in _walk(fn.body):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            names.add(n.name)
+    names -= {"S", "P"}
+    mapping = {n: f"{n}_{fn.name}" for n in names}
+    for p in fn.args.args:
+        p.arg = mapping.get(p.arg, p.arg)
+    renamer = _Rename(mapping)
+    for stmt in fn.body:
+        renamer.visit(stmt)
+
+
+class _Callee:
+    """What inlining needs to know about one function (its body before inlining)."""
+
+    def __init__(self, fn: ast.FunctionDef):
+        a = fn.args
+        names = [p.arg for p in a.args]
+        self.params = names[2:]
+        body = fn.body
+        self.size = 0
+        returns: list[ast.Return] = []
+        loops = forbidden = False
+        for n in _walk(body):
+            self.size += 1
+            if isinstance(n, ast.Return):
+                returns.append(n)
+            elif isinstance(n, ast.For | ast.While):
+                loops = True
+            elif isinstance(n, _FORBIDDEN):
+                forbidden = True
+        tail = body[-1] if body and isinstance(body[-1], ast.Return) else None
+        inner = [r for r in returns if r is not tail]
+        self.tail_value = tail is not None and tail.value is not None
+        self.ok = (
+            names[:2] == ["S", "P"]
+            and not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults)
+            and not fn.decorator_list
+            and not forbidden
+            and not any(r.value is not None for r in inner)
+            and not (inner and loops)  # `return` cannot become `break` inside its own loops
+            and not (inner and self.tail_value)
+        )
+        self.wrap = bool(inner)  # bare returns before the end: a one-pass while loop
+
+
+_FORBIDDEN = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, ast.FunctionDef,
+              ast.Lambda, ast.ClassDef, ast.AsyncFunctionDef)
+
+
+def _walk(body: list[ast.stmt]):  # noqa: ANN202 - a generator of nodes
+    for stmt in body:
+        yield from ast.walk(stmt)
+
+
+class _Rename(ast.NodeVisitor):
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> None:  # noqa: N802 - ast's visitor names
+        node.id = self.names.get(node.id, node.id)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:  # noqa: N802
+        if node.name:
+            node.name = self.names.get(node.name, node.name)
+        self.generic_visit(node)
+
+
+def _returns_to_breaks(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements with every `return` (bare; never inside an expression) turned into
+    `break`; statements without one are shared, the ones around a `return` are copied."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            out.append(ast.copy_location(ast.Break(), stmt))
+            continue
+        new = stmt
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(stmt, field, None)
+            if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                changed = _returns_to_breaks(sub)
+                if any(a is not b for a, b in zip(changed, sub, strict=True)):
+                    if new is stmt:
+                        new = copy.copy(stmt)
+                    setattr(new, field, changed)
+        handlers = getattr(stmt, "handlers", None)
+        if handlers:
+            fixed = []
+            for h in handlers:
+                changed = _returns_to_breaks(h.body)
+                if any(a is not b for a, b in zip(changed, h.body, strict=True)):
+                    h = copy.copy(h)
+                    h.body = changed
+                fixed.append(h)
+            if any(a is not b for a, b in zip(fixed, handlers, strict=True)):
+                if new is stmt:
+                    new = copy.copy(stmt)
+                new.handlers = fixed
+        out.append(new)
+    return out
+
+
+class Inliner:
+    """Inlines, bottom-up, every eligible call in every function of the module. Inlined
+    statements are shared with the callee's own body (never changed afterwards) unless they
+    need rewriting (a `return` into `break`), which works on a copy."""
+
+    def __init__(self, funcs: dict[str, ast.FunctionDef]):
+        self.funcs = funcs
+        self.info = {name: _Callee(fn) for name, fn in funcs.items()}
+        self.sizes = {name: info.size for name, info in self.info.items()}
+        self.done: set[str] = set()
+        self.active: set[str] = set()
+        self.counter = itertools.count(1)
+
+    def run(self) -> None:
+        for name in self.funcs:
+            self.expand(name)
+
+    def expand(self, name: str) -> None:
+        """Inline the calls in `name`'s body (its callees first)."""
+        if name in self.done or name in self.active:
+            return
+        self.active.add(name)
+        fn = self.funcs[name]
+        size = [self.sizes[name]]
+        fn.body = self.block(fn.body, size)
+        self.sizes[name] = size[0]
+        self.active.discard(name)
+        self.done.add(name)
+
+    def block(self, stmts: list[ast.stmt], size: list[int]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(stmt, field, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    setattr(stmt, field, self.block(sub, size))
+            for handler in getattr(stmt, "handlers", ()):
+                handler.body = self.block(handler.body, size)
+            out.extend(self.statement(stmt, size))
+        return out
+
+    def statement(self, stmt: ast.stmt, size: list[int]) -> list[ast.stmt]:
+        """The statements that replace `stmt` (itself when nothing is inlined)."""
+        if isinstance(stmt, ast.Expr):
+            got = self.inline(stmt.value, None, size, want_value=False)
+            return got if got is not None else [stmt]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            value = stmt.value
+            attr = None
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Call):
+                attr, value = value.attr, value.value
+            got = self.inline(value, (stmt.targets[0], attr), size, want_value=attr is not None)
+            return got if got is not None else [stmt]
+        if isinstance(stmt, ast.If):
+            test, negate = stmt.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negate = test.operand, True
+            if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Call):
+                tmp = f"_inl{next(self.counter)}"
+                got = self.inline(test.value, (ast.Name(tmp, ast.Store()), test.attr), size,
+                                  want_value=True)
+                if got is not None:
+                    cond: ast.expr = _at(ast.Name(tmp, ast.Load()), test)
+                    if negate:
+                        cond = _at(ast.UnaryOp(ast.Not(), cond), test)
+                    stmt.test = cond
+                    return [*got, stmt]
+        return [stmt]
+
+    def inline(self, call: ast.expr, target: tuple[ast.expr, str | None] | None,
+               size: list[int], want_value: bool) -> list[ast.stmt] | None:
+        """The inlined body of `call` (assigning its result, or its `.attr`, to target), or
+        None when the call is not one to inline."""
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in self.funcs and not call.keywords):
+            return None
+        name = call.func.id
+        args = call.args
+        if (len(args) < 2 or any(isinstance(a, ast.Starred) for a in args)
+                or not (isinstance(args[0], ast.Name) and args[0].id == "S")
+                or not (isinstance(args[1], ast.Name) and args[1].id == "P")):
+            return None
+        self.expand(name)
+        info = self.info[name]
+        if (name in self.active or not info.ok or len(args) != 2 + len(info.params)
+                or (want_value and not info.tail_value)):
+            return None
+        grow = self.sizes[name]
+        if size[0] + grow > MAX_NODES:
+            return None
+        size[0] += grow
+        body = list(self.funcs[name].body)
+        result: ast.expr | None = None
+        if body and isinstance(body[-1], ast.Return):
+            last = body.pop()
+            assert isinstance(last, ast.Return)
+            result = last.value
+        if info.wrap:
+            body = _returns_to_breaks(body)
+            loop = ast.While(_at(ast.Constant(True), call), [*body, _at(ast.Break(), call)], [])
+            body = [_at(loop, call)]
+        out: list[ast.stmt] = [
+            _at(ast.Assign([_at(ast.Name(p, ast.Store()), call)], arg), call)
+            for p, arg in zip(info.params, args[2:], strict=True)
+        ]
+        out.extend(body)
+        if target is not None:
+            dest, attr = target
+            value = result if result is not None else _at(ast.Constant(None), call)
+            if attr is not None:
+                value = _at(ast.Attribute(value, attr, ast.Load()), call)
+            out.append(_at(ast.Assign([_at(dest, call)], value), call))
+        elif result is not None and not isinstance(result, ast.Name | ast.Constant):
+            out.append(_at(ast.Expr(result), call))  # a discarded result, for its effects
+        return out or [_at(ast.Pass(), call)]
+
+
+def _at(node: ast.AST, where: ast.AST) -> ast.AST:
+    """A new node placed at the call it comes from (for tracebacks)."""
+    return ast.copy_location(node, where)
