@@ -153,12 +153,11 @@ class Pipeline:
     # ------------------------------------------------------------------ packet passes
 
     def ingress(self, port: int, data: bytes, now_us: int) -> IngressResult:
-        return v1model.ingress_pass(self, data, now_us, port=port)
+        return self.slots.ingress_pass(self, data, now_us, port, v1model.NORMAL, None)
 
     def ingress_job(self, job: IngressJob, now_us: int) -> IngressResult:
-        return v1model.ingress_pass(
-            self, job.data, now_us, instance_type=job.instance_type, preserved=job.preserved
-        )
+        return self.slots.ingress_pass(self, job.data, now_us, 0, job.instance_type,
+                                       job.preserved)
 
     def egress(
         self,
@@ -169,6 +168,6 @@ class Pipeline:
         enq_timestamp: int = 0,
         deq_timedelta: int = 0,
     ) -> EgressResult:
-        return v1model.egress_pass(
+        return self.slots.egress_pass(
             self, job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta
         )

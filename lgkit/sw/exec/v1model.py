@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, StackIndexError, deparse
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
@@ -46,7 +46,9 @@ class PacketState:
 
 
 class Slots:
-    """standard_metadata slot indices and the generated block functions, bound once."""
+    """standard_metadata slot indices and the generated block functions, bound once; and the
+    program's two pass functions (`ingress_pass`, `egress_pass`), generated with the slot
+    indices as constants and the blocks called by name (see PASSES)."""
 
     def __init__(self, pl: Pipeline):
         code = pl.code
@@ -76,6 +78,134 @@ class Slots:
         self.template = code.template
         self.field_lists = code.field_lists
         self.hdr_range = code.hdr_range
+        self.ingress_pass, self.egress_pass = _generate(self, code.ns)
+
+
+# The two passes of a program, generated once per program with its slot indices (S[...]) and
+# block functions; the decisions in BMv2's order (module docstring). The rare outcomes (clone,
+# digest, resubmit, multicast) continue in _ingress_end / _egress_clone below.
+PASSES = """
+def _v1_ingress_pass(pl, data, now, port, instance_type, preserved):
+    S = _v1_template[:]
+    if preserved:
+        for slot, value in preserved.items():
+            S[slot] = value
+    if instance_type == 0:
+        S[{ingress_port}] = port & 0x1FF
+        S[{ingress_ts}] = now & 0xFFFFFFFFFFFF
+    S[{instance_type}] = instance_type
+    S[{packet_length}] = len(data)
+    P = _v1_Ctx(data, now)
+    _v1_parser(S, P)
+    P.payload = data[P.pos >> 3 :]
+{verify}
+    try:
+        _v1_ingress(S, P)
+    except _v1_ExitBlock:
+        pass
+    except _v1_SIE:
+        pl.logs.append("error: header stack index out of bounds in ingress; the block ended")
+    if P.clone is None and P.digest is None and P.resubmit is None and not S[{mcast_grp}]:
+        spec = S[{egress_spec}]
+        if spec == _drop_port:
+            return _v1_IngressResult([], None, 1)
+        S[{instance_type}] = 0
+        plen = P.plen
+        state = _v1_PacketState(S, P.payload, plen, P.truncate, P.count_len, P.recirc)
+        job = _v1_EgressJob(spec, S[{priority}], 0, S[{egress_rid}], plen, state)
+        return _v1_IngressResult([job], None, 0)
+    return _v1_ingress_end(pl, data, S, P)
+
+
+def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta):
+    state = job.state
+    if not isinstance(state, _v1_PacketState):
+        raise TypeError("egress job state was not made by ingress_pass")
+    S = state.S
+    plen = state.plen
+    S[{egress_port}] = job.port & 0x1FF
+    S[{egress_spec}] = 0
+    S[{packet_length}] = plen
+    S[{instance_type}] = job.instance_type
+    S[{egress_rid}] = job.rid & 0xFFFF
+    S[{enq_timestamp}] = enq_timestamp & 0xFFFFFFFF
+    S[{enq_qdepth}] = enq_qdepth & 0x7FFFF
+    S[{deq_timedelta}] = deq_timedelta & 0xFFFFFFFF
+    S[{deq_qdepth}] = deq_qdepth & 0x7FFFF
+    S[{egress_ts}] = now & 0xFFFFFFFFFFFF
+    P = _v1_Ctx(b"", now)
+    payload = P.payload = state.payload
+    P.plen = plen
+    P.count_len = state.count_len
+    P.truncate = state.truncate
+    P.recirc = state.recirc
+    try:
+        _v1_egress(S, P)
+    except _v1_ExitBlock:
+        pass
+    except _v1_SIE:
+        pl.logs.append("error: header stack index out of bounds in egress; the block ended")
+    result = _v1_EgressResult(None, [], None, False)
+    if P.clone is not None:
+        _v1_egress_clone(pl, pl.slots, S, P, result)
+    if S[{egress_spec}] == _drop_port:
+        result.dropped = True
+        return result
+{compute}
+    try:
+        _v1_deparser(S, P)
+    except _v1_ExitBlock:
+        pass
+    except _v1_SIE:
+        pl.logs.append("error: header stack index out of bounds; the block ended")
+    parts = P.out
+    parts.append(P.payload)
+    try:
+        out = b"".join(parts)
+    except TypeError:  # headers that are not whole bytes
+        parts.pop()
+        out = _v1_deparse(parts) + P.payload
+    if P.recirc is not None:
+        result.recirculate = _v1_IngressJob(out, 4, _v1_preserved(pl.slots, S, P.recirc))
+        return result
+    if P.truncate is not None and P.truncate < len(out):
+        out = out[: P.truncate]
+    result.out = (job.port, out)
+    return result
+"""
+
+_GUARDED = """
+    try:
+        {fn}(S, P)
+    except _v1_ExitBlock:
+        pass
+    except _v1_SIE:
+        pl.logs.append("error: header stack index out of bounds; the block ended")
+"""
+
+
+def _generate(x: Slots, ns: dict) -> tuple[Any, Any]:
+    """Compile PASSES for this program into its module namespace; returns the two passes."""
+    ns.update(
+        _v1_template=x.template, _v1_parser=x.parser, _v1_verify=x.verify,
+        _v1_ingress=x.ingress, _v1_egress=x.egress, _v1_compute=x.compute,
+        _v1_deparser=x.deparser, _v1_Ctx=Ctx, _v1_ExitBlock=ExitBlock, _v1_SIE=StackIndexError,
+        _v1_IngressResult=IngressResult, _v1_EgressResult=EgressResult,
+        _v1_EgressJob=EgressJob, _v1_IngressJob=IngressJob, _v1_PacketState=PacketState,
+        _v1_deparse=deparse, _v1_preserved=_preserved, _v1_ingress_end=_ingress_end,
+        _v1_egress_clone=_egress_clone,
+    )
+    slots = {name: getattr(x, name) for name in (
+        "ingress_port", "ingress_ts", "instance_type", "packet_length", "mcast_grp",
+        "egress_spec", "priority", "egress_rid", "egress_port", "enq_timestamp", "enq_qdepth",
+        "deq_timedelta", "deq_qdepth", "egress_ts")}
+    source = PASSES.format(
+        verify=_GUARDED.format(fn="_v1_verify") if x.verify is not None else "",
+        compute=_GUARDED.format(fn="_v1_compute") if x.compute is not None else "",
+        **slots,
+    )
+    exec(compile(source, "<lgkit-v1model-passes>", "exec"), ns)  # noqa: S102 - our template
+    return ns["_v1_ingress_pass"], ns["_v1_egress_pass"]
 
 
 def _run(pl: Pipeline, block: object, S: list, P: Ctx) -> None:
@@ -88,7 +218,8 @@ def _run(pl: Pipeline, block: object, S: list, P: Ctx) -> None:
 
 
 def _parse(pl: Pipeline, x: Slots, S: list, P: Ctx) -> None:
-    """Parser then verify-checksum (BMv2 verifies at the end of every parse)."""
+    """Parser then verify-checksum (BMv2 verifies at the end of every parse): an I2E clone's
+    parse of the original bytes (the passes do the same in PASSES)."""
     x.parser(S, P)
     P.payload = P.data[P.pos >> 3 :]
     if x.verify is not None:
@@ -118,24 +249,13 @@ def ingress_pass(
     instance_type: int = NORMAL,
     preserved: dict | None = None,
 ) -> IngressResult:
+    """One ingress pass (parser, verify, ingress, then the traffic-manager decisions)."""
+    return pl.slots.ingress_pass(pl, data, now, port, instance_type, preserved)
+
+
+def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
+    """The end of an ingress pass that cloned, digested, resubmitted or multicast."""
     x: Slots = pl.slots
-    S = x.template[:]
-    if preserved:
-        for slot, value in preserved.items():
-            S[slot] = value
-    if instance_type == NORMAL:
-        S[x.ingress_port] = port & 0x1FF
-        S[x.ingress_ts] = now & 0xFFFFFFFFFFFF
-    S[x.instance_type] = instance_type
-    S[x.packet_length] = len(data)
-    P = Ctx(data, now)
-    _parse(pl, x, S, P)
-    try:
-        x.ingress(S, P)
-    except ExitBlock:
-        pass
-    except StackIndexError:
-        pl.logs.append("error: header stack index out of bounds in ingress; the block ended")
     result = IngressResult([], None, 0)
     if P.clone is not None:
         _ingress_clone(pl, x, S, P, result)
@@ -146,8 +266,9 @@ def ingress_pass(
         return result
     mgid = S[x.mcast_grp]
     if mgid:
-        for rid, out_port in pl.mc_groups.get(mgid, ()):
-            copy = S[:]
+        members = pl.mc_groups.get(mgid, ())
+        for i, (rid, out_port) in enumerate(members):
+            copy = S if i == len(members) - 1 else S[:]  # the original is discarded
             copy[x.egress_rid] = rid & 0xFFFF
             copy[x.instance_type] = REPLICATION
             state = PacketState(copy, P.payload, P.plen, P.truncate, P.count_len)
@@ -192,50 +313,9 @@ def egress_pass(
     enq_timestamp: int,
     deq_timedelta: int,
 ) -> EgressResult:
-    x: Slots = pl.slots
-    state = job.state
-    if not isinstance(state, PacketState):
-        raise TypeError("egress job state was not made by ingress_pass")
-    S = state.S
-    S[x.egress_port] = job.port & 0x1FF
-    S[x.egress_spec] = 0
-    S[x.packet_length] = state.plen
-    S[x.instance_type] = job.instance_type
-    S[x.egress_rid] = job.rid & 0xFFFF
-    S[x.enq_timestamp] = enq_timestamp & 0xFFFFFFFF
-    S[x.enq_qdepth] = enq_qdepth & 0x7FFFF
-    S[x.deq_timedelta] = deq_timedelta & 0xFFFFFFFF
-    S[x.deq_qdepth] = deq_qdepth & 0x7FFFF
-    S[x.egress_ts] = now & 0xFFFFFFFFFFFF
-    P = Ctx(b"", now)
-    P.payload = state.payload
-    P.plen = state.plen
-    P.count_len = state.count_len
-    P.truncate = state.truncate
-    P.recirc = state.recirc
-    try:
-        x.egress(S, P)
-    except ExitBlock:
-        pass
-    except StackIndexError:
-        pl.logs.append("error: header stack index out of bounds in egress; the block ended")
-    result = EgressResult(None, [], None, False)
-    if P.clone is not None:
-        _egress_clone(pl, x, S, P, result)
-    if S[x.egress_spec] == pl.drop_port:
-        result.dropped = True
-        return result
-    if x.compute is not None:
-        _run(pl, x.compute, S, P)
-    _run(pl, x.deparser, S, P)
-    out = deparse(P.out) + P.payload
-    if P.recirc is not None:
-        result.recirculate = IngressJob(out, RECIRC, _preserved(x, S, P.recirc))
-        return result
-    if P.truncate is not None and P.truncate < len(out):
-        out = out[: P.truncate]
-    result.out = (job.port, out)
-    return result
+    """One egress pass (egress, then clone/drop, compute checksum, deparser, recirculate)."""
+    return pl.slots.egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp,
+                                deq_timedelta)
 
 
 def _egress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: EgressResult) -> None:
@@ -253,10 +333,12 @@ def _egress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: EgressResult)
 def _replicas(
     x: Slots, copy: list, targets: list[tuple[int, int]], instance_type: int, P: Ctx
 ) -> list[EgressJob]:
-    """One egress job per clone-session target (port, rid), each with its own metadata copy."""
+    """One egress job per clone-session target (port, rid), each with its own metadata copy
+    (the last one takes `copy` itself, which nothing else holds)."""
     jobs = []
-    for out_port, rid in targets:
-        replica = copy[:]
+    last = len(targets) - 1
+    for i, (out_port, rid) in enumerate(targets):
+        replica = copy if i == last else copy[:]
         replica[x.egress_rid] = rid & 0xFFFF
         state = PacketState(replica, P.payload, P.plen, None, P.count_len)
         jobs.append(EgressJob(out_port, replica[x.priority], instance_type, rid, P.plen, state))
