@@ -238,7 +238,8 @@ def _fresh(x: Slots, source: list, field_list: int | None) -> list:
 def _preserved(x: Slots, S: list, field_list: int | None) -> dict:
     if field_list is None:
         return {}
-    return {slot: S[slot] for slot in x.field_lists.get(field_list, ())}
+    slots = x.field_lists.get(field_list, ())
+    return dict(zip(slots, map(S.__getitem__, slots)))
 
 
 def ingress_pass(

@@ -133,8 +133,11 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
         if plan.bmv2_priorities:
             codes = (*codes[:3], _bmv2_priority(entry, i))
         plan.entries.append(codes)
-    key = "(" + "".join(c + ", " for c in key_codes) + ")"
-    fx.line(f"h = {var}._lookup({key})")
+    if keys or selector_codes:
+        key = "(" + "".join(c + ", " for c in key_codes) + ")"
+        fx.line(f"h = {var}._lookup({key})")
+    else:  # a keyless table always runs its default action (Table._build)
+        fx.line(f"h = {var}._default_hit")
     if plan.profile is not None and plan.profile.selector:
         sel = "(" + "".join(c + ", " for c in selector_codes) + ")"
         fx.line("if h.group is not None:")
