@@ -239,7 +239,7 @@ def _preserved(x: Slots, S: list, field_list: int | None) -> dict:
     if field_list is None:
         return {}
     slots = x.field_lists.get(field_list, ())
-    return dict(zip(slots, map(S.__getitem__, slots)))
+    return dict(zip(slots, map(S.__getitem__, slots), strict=True))
 
 
 def ingress_pass(

@@ -156,10 +156,36 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
     if plan.direct_meter:
         packets = plan.direct_meter_kind == "packets"
         fx.line(f"P.dm = _dmeter(h.entry, {packets}, P.count_len, P.now) if h.hit else 0")
-    fx.line("h.fn(S, P, *h.args)")
+    _dispatch(fx, actions)
     fx.line("return h")
     gen.functions.append(fx.source(f"def {fname}(S, P):"))
     return plan
+
+
+MAX_DISPATCH = 8  # actions a table apply calls directly (then inlined); beyond, by reference
+
+
+def _dispatch(fx: FnCtx, actions: list[ActionPlan]) -> None:
+    """Run the hit's action: a direct call per action of the table (which the module's
+    inliner then inlines, its arguments unpacked from the hit), else the call by reference
+    (the implicit NoAction, an action profile's no-op, a table with many actions)."""
+    if len(actions) > MAX_DISPATCH:
+        fx.line("h.fn(S, P, *h.args)")
+        return
+    fx.line("f = h.fn")
+    for i, a in enumerate(actions):
+        fx.line(f"{'if' if i == 0 else 'elif'} f is {a.fn}:")
+        with fx.indent():
+            names = [f"x{j}" for j in range(len(a.widths))]
+            if names:
+                fx.line(f"{', '.join(names)}, = h.args")
+            fx.line(f"{a.fn}(S, P{''.join(', ' + n for n in names)})")
+    if actions:
+        fx.line("else:")
+        with fx.indent():
+            fx.line("f(S, P, *h.args)")
+    else:
+        fx.line("f(S, P, *h.args)")
 
 
 def _const_size(e: ir.Expr) -> int:
