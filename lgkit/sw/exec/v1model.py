@@ -238,8 +238,7 @@ def _fresh(x: Slots, source: list, field_list: int | None) -> list:
 def _preserved(x: Slots, S: list, field_list: int | None) -> dict:
     if field_list is None:
         return {}
-    slots = x.field_lists.get(field_list, ())
-    return dict(zip(slots, map(S.__getitem__, slots), strict=True))
+    return {slot: S[slot] for slot in x.field_lists.get(field_list, ())}
 
 
 def ingress_pass(
