@@ -352,7 +352,7 @@ class CodeGen:
         source = "\n".join(self.functions)
         self.source = source
         try:
-            code = compile(inline_module(source), "<lgkit-generated>", "exec")
+            self.source, code = inline_module(source)
         except SyntaxError as exc:  # a code generator bug: report it clearly
             raise RuntimeError(f"generated code does not compile: {exc}") from exc
         exec(code, self.ns)

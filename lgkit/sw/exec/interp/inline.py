@@ -16,20 +16,135 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
+import heapq
 import itertools
+from types import CodeType
 
 MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlining
 
 
-def inline_module(source: str) -> ast.Module:
-    """The module's syntax tree with its calls inlined (the same functions, flatter bodies);
-    nodes keep the line numbers of `source` (inlined statements point at their callee)."""
+@functools.lru_cache(maxsize=16)
+def inline_module(source: str) -> tuple[str, CodeType]:
+    """The module's source with its calls inlined (the same functions, flatter bodies), and
+    its code object (cached: a program loaded again in this process is not inlined again)."""
     tree = ast.parse(source)
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     for fn in funcs.values():
         _rename_locals(fn)
     Inliner(funcs).run()
-    return tree
+    tree = ast.parse(ast.unparse(tree))  # every inlined copy its own nodes, to rename apart
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef):
+            _share_names(fn)
+    text = ast.unparse(tree)
+    return text, compile(text, "<lgkit-generated>", "exec")
+
+
+def _share_names(fn: ast.FunctionDef) -> None:
+    """Give local variables whose lifetimes do not overlap the same name: a frame costs about
+    a nanosecond per local at every call, and inlining leaves hundreds of short-lived
+    temporaries. Only in loop-free code (a `while` that ends in `break` and has no `continue`
+    runs at most once), where execution only moves forward through the text, so a variable
+    is live at most from its first to its last occurrence (counted in statements). Names
+    used inside nested scopes (comprehensions) and the parameters keep their names."""
+    order = _Occurrences()
+    if not order.visit_body(fn.body):
+        return
+    params = {a.arg for a in fn.args.args}
+    local = order.stored - params - order.nested
+    spans = sorted((order.first[n], order.last[n], n) for n in local)
+    if len(spans) < 16:
+        return
+    free: list[str] = []
+    active: list[tuple[int, str]] = []  # (last statement, physical name), a heap
+    mapping: dict[str, str] = {}
+    taken = set(order.first) | params
+    fresh = (f"_v{k}" for k in itertools.count())
+    for start, end, name in spans:
+        while active and active[0][0] < start:
+            free.append(heapq.heappop(active)[1])
+        if free:
+            phys = free.pop()
+        else:
+            phys = next(fresh)
+            while phys in taken:
+                phys = next(fresh)
+        mapping[name] = phys
+        heapq.heappush(active, (end, phys))
+    renamer = _Rename(mapping)
+    for stmt in fn.body:
+        renamer.visit(stmt)
+
+
+class _Occurrences:
+    """Statement positions of every name in a function body, in textual order."""
+
+    SUBLISTS = ("body", "handlers", "orelse", "finalbody")
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.first: dict[str, int] = {}
+        self.last: dict[str, int] = {}
+        self.stored: set[str] = set()
+        self.nested: set[str] = set()
+
+    def visit_body(self, body: list) -> bool:
+        """Record the statements; False if the body has a loop that may run twice."""
+        for stmt in body:
+            if isinstance(stmt, ast.For | ast.AsyncFor):
+                return False
+            if isinstance(stmt, ast.While) and not _runs_once(stmt):
+                return False
+            self.index += 1
+            for field, value in ast.iter_fields(stmt):
+                if field in self.SUBLISTS:
+                    continue
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, ast.AST):
+                        self.expression(node)
+            if isinstance(stmt, ast.ExceptHandler) and stmt.name:
+                self.note(stmt.name, store=True)
+            for field in self.SUBLISTS:
+                sub = getattr(stmt, field, None)
+                if sub and not self.visit_body(sub):
+                    return False
+        return True
+
+    def expression(self, node: ast.AST) -> None:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                self.note(n.id, isinstance(n.ctx, ast.Store | ast.Del))
+            elif isinstance(n, _SCOPES):
+                self.nested.update(m.id for m in ast.walk(n) if isinstance(m, ast.Name))
+
+    def note(self, name: str, store: bool) -> None:
+        self.first.setdefault(name, self.index)
+        self.last[name] = self.index
+        if store:
+            self.stored.add(name)
+
+
+_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+
+
+def _runs_once(loop: ast.While) -> bool:
+    """A `while` whose body ends in `break` and has no `continue` of its own."""
+    if loop.orelse or not loop.body or not isinstance(loop.body[-1], ast.Break):
+        return False
+    return not any(isinstance(n, ast.Continue) for n in _own_statements(loop.body))
+
+
+def _own_statements(body: list):  # noqa: ANN202 - a generator of statements
+    """Statements of a loop body, not descending into nested loops."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.For | ast.While | ast.AsyncFor):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _own_statements(getattr(stmt, field, None) or [])
+        for h in getattr(stmt, "handlers", None) or []:
+            yield from _own_statements(h.body)
 
 
 def _rename_locals(fn: ast.FunctionDef) -> None:
