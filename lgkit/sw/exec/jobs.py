@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(slots=True)
 class IngressJob:
-    """A packet entering ingress again (resubmit, recirculate). `preserved` maps slots of
-    @field_list metadata to their values; opaque to the traffic manager beyond `data`."""
+    """A packet entering ingress again (resubmit, recirculate). `preserved` holds the
+    @field_list metadata as (first slot, end slot, values) runs; opaque to the traffic manager
+    beyond `data`."""
 
     data: bytes
     instance_type: int
-    preserved: dict = field(default_factory=dict)
+    preserved: tuple = ()
 
 
 @dataclass(slots=True)

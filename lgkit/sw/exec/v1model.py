@@ -26,23 +26,11 @@ NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = 
 MAX_UNTIMED_PASSES = 10_000
 
 
-class PacketState:
-    """What an egress job carries: slots, payload, length register and truncation, and the
-    length the packet had when it entered the switch (BMv2's ingress_length: what counters
-    and meters count, also in egress and for clones and replicas)."""
-
-    __slots__ = ("S", "payload", "plen", "truncate", "count_len", "recirc")
-
-    def __init__(
-        self, S: list, payload: bytes, plen: int, truncate: int | None, count_len: int,
-        recirc: int | None = None,
-    ):
-        self.S = S
-        self.payload = payload
-        self.plen = plen
-        self.truncate = truncate
-        self.count_len = count_len
-        self.recirc = recirc  # BMv2 keeps a recirculate request made in ingress (unicast)
+# What an egress job carries (EgressJob.state), a plain tuple for speed:
+# (S, payload, plen, truncate, count_len, recirc): the slots, the payload, the length register,
+# the truncation, the length the packet had when it entered the switch (BMv2's ingress_length:
+# what counters and meters count, also in egress and for clones and replicas), and a
+# recirculate request made in ingress (BMv2 keeps it for a unicast packet).
 
 
 class Slots:
@@ -77,6 +65,7 @@ class Slots:
         self.deparser = blocks["deparser"]
         self.template = code.template
         self.field_lists = code.field_lists
+        self.runs = {ident: _runs(slots) for ident, slots in code.field_lists.items()}
         self.hdr_range = code.hdr_range
         self.ingress_pass, self.egress_pass = _generate(self, code.ns)
 
@@ -88,8 +77,8 @@ PASSES = """
 def _v1_ingress_pass(pl, data, now, port, instance_type, preserved):
     S = _v1_template[:]
     if preserved:
-        for slot, value in preserved.items():
-            S[slot] = value
+        for lo, hi, values in preserved:
+            S[lo:hi] = values
     if instance_type == 0:
         S[{ingress_port}] = port & 0x1FF
         S[{ingress_ts}] = now & 0xFFFFFFFFFFFF
@@ -111,7 +100,7 @@ def _v1_ingress_pass(pl, data, now, port, instance_type, preserved):
             return _v1_IngressResult([], None, 1)
         S[{instance_type}] = 0
         plen = P.plen
-        state = _v1_PacketState(S, P.payload, plen, P.truncate, P.count_len, P.recirc)
+        state = (S, P.payload, plen, P.truncate, P.count_len, P.recirc)
         job = _v1_EgressJob(spec, S[{priority}], 0, S[{egress_rid}], plen, state)
         return _v1_IngressResult([job], None, 0)
     return _v1_ingress_end(pl, data, S, P)
@@ -119,10 +108,9 @@ def _v1_ingress_pass(pl, data, now, port, instance_type, preserved):
 
 def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta):
     state = job.state
-    if not isinstance(state, _v1_PacketState):
+    if state.__class__ is not tuple:
         raise TypeError("egress job state was not made by ingress_pass")
-    S = state.S
-    plen = state.plen
+    S, payload, plen, truncate, count_len, recirc = state
     S[{egress_port}] = job.port & 0x1FF
     S[{egress_spec}] = 0
     S[{packet_length}] = plen
@@ -134,11 +122,11 @@ def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_tim
     S[{deq_qdepth}] = deq_qdepth & 0x7FFFF
     S[{egress_ts}] = now & 0xFFFFFFFFFFFF
     P = _v1_Ctx(b"", now)
-    payload = P.payload = state.payload
+    P.payload = payload
     P.plen = plen
-    P.count_len = state.count_len
-    P.truncate = state.truncate
-    P.recirc = state.recirc
+    P.count_len = count_len
+    P.truncate = truncate
+    P.recirc = recirc
     try:
         _v1_egress(S, P)
     except _v1_ExitBlock:
@@ -191,7 +179,7 @@ def _generate(x: Slots, ns: dict) -> tuple[Any, Any]:
         _v1_ingress=x.ingress, _v1_egress=x.egress, _v1_compute=x.compute,
         _v1_deparser=x.deparser, _v1_Ctx=Ctx, _v1_ExitBlock=ExitBlock, _v1_SIE=StackIndexError,
         _v1_IngressResult=IngressResult, _v1_EgressResult=EgressResult,
-        _v1_EgressJob=EgressJob, _v1_IngressJob=IngressJob, _v1_PacketState=PacketState,
+        _v1_EgressJob=EgressJob, _v1_IngressJob=IngressJob,
         _v1_deparse=deparse, _v1_preserved=_preserved, _v1_ingress_end=_ingress_end,
         _v1_egress_clone=_egress_clone,
     )
@@ -230,15 +218,31 @@ def _fresh(x: Slots, source: list, field_list: int | None) -> list:
     """Reset slots (all metadata zero) with the field list's fields copied from source."""
     S = x.template[:]
     if field_list is not None:
-        for slot in x.field_lists.get(field_list, ()):
-            S[slot] = source[slot]
+        for lo, hi in x.runs.get(field_list, ()):
+            S[lo:hi] = source[lo:hi]
     return S
 
 
-def _preserved(x: Slots, S: list, field_list: int | None) -> dict:
-    if field_list is None:
-        return {}
-    return {slot: S[slot] for slot in x.field_lists.get(field_list, ())}
+def _preserved(x: Slots, S: list, field_list: int | None) -> tuple:
+    """The field list's values as IngressJob.preserved: (first slot, end slot, values) runs."""
+    runs = x.runs.get(field_list) if field_list is not None else None
+    if not runs:
+        return ()
+    if len(runs) == 1:
+        lo, hi = runs[0]
+        return ((lo, hi, S[lo:hi]),)
+    return tuple([(lo, hi, S[lo:hi]) for lo, hi in runs])
+
+
+def _runs(slots: list[int]) -> tuple[tuple[int, int], ...]:
+    """Slots as (first, end) runs of consecutive slots, in order (duplicates dropped)."""
+    runs: list[list[int]] = []
+    for slot in sorted(set(slots)):
+        if runs and runs[-1][1] == slot:
+            runs[-1][1] = slot + 1
+        else:
+            runs.append([slot, slot + 1])
+    return tuple((lo, hi) for lo, hi in runs)
 
 
 def ingress_pass(
@@ -247,7 +251,7 @@ def ingress_pass(
     now: int,
     port: int = 0,
     instance_type: int = NORMAL,
-    preserved: dict | None = None,
+    preserved: tuple | None = None,
 ) -> IngressResult:
     """One ingress pass (parser, verify, ingress, then the traffic-manager decisions)."""
     return pl.slots.ingress_pass(pl, data, now, port, instance_type, preserved)
@@ -271,7 +275,7 @@ def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
             copy = S if i == len(members) - 1 else S[:]  # the original is discarded
             copy[x.egress_rid] = rid & 0xFFFF
             copy[x.instance_type] = REPLICATION
-            state = PacketState(copy, P.payload, P.plen, P.truncate, P.count_len)
+            state = (copy, P.payload, P.plen, P.truncate, P.count_len, None)
             result.egress.append(
                 EgressJob(out_port, copy[x.priority], REPLICATION, rid, P.plen, state)
             )
@@ -281,7 +285,7 @@ def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
         result.drops = 1
         return result
     S[x.instance_type] = NORMAL
-    state = PacketState(S, P.payload, P.plen, P.truncate, P.count_len, P.recirc)
+    state = (S, P.payload, P.plen, P.truncate, P.count_len, P.recirc)
     result.egress.append(EgressJob(spec, S[x.priority], NORMAL, S[x.egress_rid], P.plen, state))
     return result
 
@@ -340,7 +344,7 @@ def _replicas(
     for i, (out_port, rid) in enumerate(targets):
         replica = copy if i == last else copy[:]
         replica[x.egress_rid] = rid & 0xFFFF
-        state = PacketState(replica, P.payload, P.plen, None, P.count_len)
+        state = (replica, P.payload, P.plen, None, P.count_len, None)
         jobs.append(EgressJob(out_port, replica[x.priority], instance_type, rid, P.plen, state))
     return jobs
 
