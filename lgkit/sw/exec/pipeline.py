@@ -27,6 +27,7 @@ Table mutations may run in another thread than the packet passes (tables lock in
 
 from __future__ import annotations
 
+import ast
 import random
 from typing import Any
 
@@ -147,8 +148,9 @@ class Pipeline:
         self.rng.seed(seed)
 
     def generated_source(self) -> str:
-        """The Python source generated for this program (for debugging)."""
-        return self.code.source
+        """The Python source generated for this program, as it runs (inlined; for debugging:
+        its line numbers are those of tracebacks in `<lgkit-generated>`)."""
+        return ast.unparse(self.code.tree)
 
     # ------------------------------------------------------------------ packet passes
 

@@ -7,6 +7,7 @@ is compiled once per program, so no AST is walked per packet.
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from lgkit.sw.exec.interp import hashes, runtime
@@ -86,6 +87,7 @@ class CodeGen:
         self.hdr: Slot | None = None
         self.logs: list[str] = []
         self.anon_field_lists: dict[int, list[int]] = {}
+        self.tree: ast.Module | None = None  # the module as run (inlined), once built
 
     # ------------------------------------------------------------------ resources
 
@@ -350,9 +352,8 @@ class CodeGen:
 
     def build(self) -> dict[str, Any]:
         source = "\n".join(self.functions)
-        self.source = source
         try:
-            self.source, code = inline_module(source)
+            self.tree, code = inline_module(source)
         except SyntaxError as exc:  # a code generator bug: report it clearly
             raise RuntimeError(f"generated code does not compile: {exc}") from exc
         exec(code, self.ns)

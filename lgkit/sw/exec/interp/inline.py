@@ -25,9 +25,10 @@ MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlin
 
 
 @functools.lru_cache(maxsize=16)
-def inline_module(source: str) -> tuple[str, CodeType]:
-    """The module's source with its calls inlined (the same functions, flatter bodies), and
-    its code object (cached: a program loaded again in this process is not inlined again)."""
+def inline_module(source: str) -> tuple[ast.Module, CodeType]:
+    """The module with its calls inlined (the same functions, flatter bodies) and its code
+    object (cached: a program loaded again in this process is not inlined again). The line
+    numbers are those of `ast.unparse` of the returned tree."""
     tree = ast.parse(source)
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     for fn in funcs.values():
@@ -37,8 +38,7 @@ def inline_module(source: str) -> tuple[str, CodeType]:
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef):
             _share_names(fn)
-    text = ast.unparse(tree)
-    return text, compile(text, "<lgkit-generated>", "exec")
+    return tree, compile(tree, "<lgkit-generated>", "exec")
 
 
 def _share_names(fn: ast.FunctionDef) -> None:
