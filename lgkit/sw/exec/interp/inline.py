@@ -31,12 +31,14 @@ def inline_module(source: str) -> tuple[ast.Module, CodeType]:
     numbers are those of `ast.unparse` of the returned tree."""
     tree = ast.parse(source)
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    owner = {}  # local name -> its function
     for fn in funcs.values():
-        _rename_locals(fn)
+        owner.update(dict.fromkeys(_rename_locals(fn), fn.name))
     Inliner(funcs).run()
     tree = ast.parse(ast.unparse(tree))  # every inlined copy its own nodes, to rename apart
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef):
+            _Copies(owner).visit_body(fn.body)
             _share_names(fn)
     return tree, compile(tree, "<lgkit-generated>", "exec")
 
@@ -147,7 +149,7 @@ def _own_statements(body: list):  # noqa: ANN202 - a generator of statements
             yield from _own_statements(h.body)
 
 
-def _rename_locals(fn: ast.FunctionDef) -> None:
+def _rename_locals(fn: ast.FunctionDef) -> set[str]:
     """Suffix every local name (parameters, assigned and exception names; not S and P) with
     the function's name, so that bodies inlined into one caller never share a name with it
     or with another callee. Copies of one callee inlined twice share names harmlessly: each
@@ -165,6 +167,61 @@ def _rename_locals(fn: ast.FunctionDef) -> None:
     renamer = _Rename(mapping)
     for stmt in fn.body:
         renamer.visit(stmt)
+    return set(mapping.values())
+
+
+BEGIN, END = "inline ", "end "  # markers around an inlined body (constants: no code)
+
+
+class _Copies:
+    """Gives the locals of each inlined copy of a function their own names (suffix _k), so
+    that copies of one callee inlined twice into a function do not look alive in between."""
+
+    def __init__(self, owner: dict[str, str]):
+        self.owner = owner
+        self.stack: list[tuple[str, int]] = []
+        self.count = itertools.count(1)
+
+    def visit_body(self, body: list) -> None:
+        for stmt in body:
+            marker = _marker(stmt)
+            if marker is not None and marker.startswith(BEGIN):
+                self.stack.append((marker[len(BEGIN):], next(self.count)))
+                continue
+            if marker is not None and marker.startswith(END):
+                self.stack.pop()
+                continue
+            for field, value in ast.iter_fields(stmt):
+                if field in _Occurrences.SUBLISTS:
+                    continue
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, ast.AST):
+                        for n in ast.walk(node):
+                            if isinstance(n, ast.Name):
+                                n.id = self.renamed(n.id)
+            if isinstance(stmt, ast.ExceptHandler) and stmt.name:
+                stmt.name = self.renamed(stmt.name)
+            for field in _Occurrences.SUBLISTS:
+                sub = getattr(stmt, field, None)
+                if sub:
+                    self.visit_body(sub)
+
+    def renamed(self, name: str) -> str:
+        fn = self.owner.get(name)
+        if fn is None:
+            return name
+        for callee, k in reversed(self.stack):
+            if callee == fn:
+                return f"{name}_{k}"
+        return name
+
+
+def _marker(stmt: ast.AST) -> str | None:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        value = stmt.value.value
+        if isinstance(value, str) and value.startswith((BEGIN, END)):
+            return value
+    return None
 
 
 class _Callee:
@@ -362,6 +419,7 @@ class Inliner:
             _at(ast.Assign([_at(ast.Name(p, ast.Store()), call)], arg), call)
             for p, arg in zip(info.params, args[2:], strict=True)
         ]
+        out.insert(0, _at(ast.Expr(_at(ast.Constant(BEGIN + name), call)), call))
         out.extend(body)
         if target is not None:
             dest, attr = target
@@ -371,7 +429,8 @@ class Inliner:
             out.append(_at(ast.Assign([_at(dest, call)], value), call))
         elif result is not None and not isinstance(result, ast.Name | ast.Constant):
             out.append(_at(ast.Expr(result), call))  # a discarded result, for its effects
-        return out or [_at(ast.Pass(), call)]
+        out.append(_at(ast.Expr(_at(ast.Constant(END + name), call)), call))
+        return out
 
 
 def _at(node: ast.AST, where: ast.AST) -> ast.AST:
