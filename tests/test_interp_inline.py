@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from lgkit.sw.exec.interp.inline import inline_module
+from lgkit.sw.exec.interp.inline import inline_module, inlined_source
 
 MODULE = textwrap.dedent("""
     class Hit:
@@ -69,14 +69,14 @@ def _run(code: object, fn: str, S: list) -> list:
 @pytest.mark.parametrize("s1", [0, 1, 3, 7])
 @pytest.mark.parametrize("s3", [0, 1])
 def test_inlined_module_computes_what_the_calls_did(s1: int, s3: int) -> None:
-    tree, code = inline_module(MODULE)
+    code = inline_module(MODULE)
     for fn in ("c1", "c2", "c3", "loop"):
         start = [0, s1, 0, s3, 0, 42, 0, 0, 0, 0, 0, 0]
         assert _run(code, fn, start[:]) == _run(MODULE, fn, start[:]), fn
 
 
 def test_calls_are_inlined_where_exact_and_kept_elsewhere() -> None:
-    tree, _ = inline_module(MODULE)
+    tree = ast.parse(inlined_source(MODULE))
     calls = {f.name: sorted({n.func.id for n in ast.walk(f) if isinstance(n, ast.Call)
                              and isinstance(n.func, ast.Name)})
              for f in tree.body if isinstance(f, ast.FunctionDef)}
@@ -91,7 +91,7 @@ def test_calls_are_inlined_where_exact_and_kept_elsewhere() -> None:
 def test_temporaries_of_inlined_bodies_share_names() -> None:
     body = "\n".join(f"    _t{i} = S[{i}] + 1\n    S[{i}] = _t{i}" for i in range(40))
     module = f"def leaf(S, P):\n{body}\n\ndef top(S, P):\n    leaf(S, P)\n    leaf(S, P)\n"
-    _, code = inline_module(module)
+    code = inline_module(module)
     ns: dict = {}
     exec(code, ns)  # noqa: S102 - the test's own module
     assert ns["top"].__code__.co_nlocals < 10  # 40 short-lived temporaries, few names
@@ -104,7 +104,7 @@ def test_a_loop_that_can_repeat_keeps_its_names() -> None:
     loads = "".join(f"    _a{i} = S[{i}]\n" for i in range(20))
     module = (f"def top(S, P):\n{loads}    while S[0] < 3:\n        _b = S[0] + _a1\n"
               "        S[0] = _b\n    S[2] = _a19\n")
-    _, code = inline_module(module)
+    code = inline_module(module)
     ns: dict = {}
     exec(code, ns)  # noqa: S102 - the test's own module
     assert {f"_a{i}_top" for i in range(20)} <= set(ns["top"].__code__.co_varnames)

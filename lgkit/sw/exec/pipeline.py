@@ -27,13 +27,13 @@ Table mutations may run in another thread than the packet passes (tables lock in
 
 from __future__ import annotations
 
-import ast
 import random
 from typing import Any
 
 from lgkit.sw.exec import v1model
 from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
+from lgkit.sw.exec.interp.inline import inlined_source
 from lgkit.sw.exec.interp.program import CompiledV1, compile_v1model
 from lgkit.sw.exec.interp.tables import (
     Exact,
@@ -150,7 +150,7 @@ class Pipeline:
     def generated_source(self) -> str:
         """The Python source generated for this program, as it runs (inlined; for debugging:
         its line numbers are those of tracebacks in `<lgkit-generated>`)."""
-        return ast.unparse(self.code.tree)
+        return inlined_source(self.code.source)
 
     # ------------------------------------------------------------------ packet passes
 

@@ -7,7 +7,6 @@ is compiled once per program, so no AST is walked per packet.
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from lgkit.sw.exec.interp import hashes, runtime
@@ -87,7 +86,7 @@ class CodeGen:
         self.hdr: Slot | None = None
         self.logs: list[str] = []
         self.anon_field_lists: dict[int, list[int]] = {}
-        self.tree: ast.Module | None = None  # the module as run (inlined), once built
+        self.source = ""  # the module's text before inlining, once built
 
     # ------------------------------------------------------------------ resources
 
@@ -351,9 +350,9 @@ class CodeGen:
     # ------------------------------------------------------------------ whole program
 
     def build(self) -> dict[str, Any]:
-        source = "\n".join(self.functions)
+        self.source = source = "\n".join(self.functions)
         try:
-            self.tree, code = inline_module(source)
+            code = inline_module(source)
         except SyntaxError as exc:  # a code generator bug: report it clearly
             raise RuntimeError(f"generated code does not compile: {exc}") from exc
         exec(code, self.ns)

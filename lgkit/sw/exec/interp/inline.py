@@ -24,11 +24,19 @@ from types import CodeType
 MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlining
 
 
-@functools.lru_cache(maxsize=16)
-def inline_module(source: str) -> tuple[ast.Module, CodeType]:
-    """The module with its calls inlined (the same functions, flatter bodies) and its code
-    object (cached: a program loaded again in this process is not inlined again). The line
-    numbers are those of `ast.unparse` of the returned tree."""
+@functools.lru_cache(maxsize=32)
+def inline_module(source: str) -> CodeType:
+    """The code of the module with its calls inlined (the same functions, flatter bodies);
+    cached, so that a program loaded again in this process is not inlined again."""
+    return compile(_inlined(source), "<lgkit-generated>", "exec")
+
+
+def inlined_source(source: str) -> str:
+    """The text of what inline_module runs (its line numbers are the code's)."""
+    return ast.unparse(_inlined(source))
+
+
+def _inlined(source: str) -> ast.Module:
     tree = ast.parse(source)
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     owner = {}  # local name -> its function
@@ -40,7 +48,7 @@ def inline_module(source: str) -> tuple[ast.Module, CodeType]:
         if isinstance(fn, ast.FunctionDef):
             _Copies(owner).visit_body(fn.body)
             _share_names(fn)
-    return tree, compile(tree, "<lgkit-generated>", "exec")
+    return tree
 
 
 def _share_names(fn: ast.FunctionDef) -> None:

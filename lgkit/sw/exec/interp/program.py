@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +38,7 @@ class CompiledV1:
     externs: list[Any]
     value_sets: dict[str, Any]
     logs: list[str]
-    tree: ast.Module  # the generated module as it runs (pipeline.generated_source unparses it)
+    source: str  # the generated module before inlining (interp/inline.py)
     hdr_range: tuple[int, int] = (0, 0)
     direct_counters: dict[str, str] = field(default_factory=dict)
     direct_meters: dict[str, str] = field(default_factory=dict)
@@ -164,7 +163,7 @@ def _compile(program: ir.Program) -> CompiledV1:
         externs=gen.externs,
         value_sets=gen.value_sets,
         logs=gen.logs,
-        tree=gen.tree,
+        source=gen.source,
         direct_counters=direct_counters,
         direct_meters=direct_meters,
         hdr_range=(hdr.base, hdr.base + size_of(hdr_t)),
