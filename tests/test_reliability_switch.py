@@ -15,7 +15,7 @@ import pytest
 from test_tm_queues import network
 
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.switch.claims import InterfaceBusy, InterfaceClaim
+from lgkit.sw.switch.claims import InterfaceBusy, InterfaceClaim, remove_stale_claims
 from lgkit.sw.switch.control_service import (
     MAX_LINE_BYTES,
     CommandError,
@@ -179,3 +179,23 @@ def test_a_claim_dies_with_its_process():
         holder.kill()
         holder.wait()
     InterfaceClaim(name).release()
+
+
+def test_only_the_claims_of_killed_switches_are_stale():
+    name = f"lgtest{os.getpid() % 100000}s"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time; from lgkit.sw.switch.claims import "
+         f"InterfaceClaim; c = InterfaceClaim({name!r}); print('held', flush=True); "
+         "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    live = InterfaceClaim(f"{name}l")
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        holder.kill()
+        holder.wait()
+        dead = live.path.with_name(live.path.name.replace(f"{name}l", name))
+        assert dead.exists()  # SIGKILL left the file behind, unlocked
+        removed = remove_stale_claims()
+        assert dead in removed and not dead.exists()
+        assert live.path not in removed and live.path.exists()
+    finally:
+        live.release()

@@ -6,7 +6,6 @@ process holds them; killing every process inside them removes the namespaces and
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from lgkit.measure.results import mark_incomplete_if_running
 from lgkit.net.lifecycle import naming
-from lgkit.sw.switch.claims import CLAIMS_DIR
+from lgkit.sw.switch.claims import remove_stale_claims, stale_claims
 
 
 @dataclass
@@ -176,24 +175,8 @@ def runtime_files() -> list[str]:
     files = [p for p in naming.RUNTIME_DIR.glob("*.pid") if _recorded_pid(p) not in
              set(naming.recorded_pids())]
     files += [record for record, _ in naming.dead_run_records()]
-    files += [claim for claim in (CLAIMS_DIR.glob("*.claim") if CLAIMS_DIR.exists() else [])
-              if not _claim_held(claim)]
+    files += stale_claims()
     return sorted(str(p) for p in files)
-
-
-def _claim_held(path: Path) -> bool:
-    """True while a live switch holds the interface claim (its flock)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 def leftovers() -> dict[str, list]:
@@ -222,9 +205,7 @@ def clean(spare: frozenset[int] = frozenset()) -> CleanReport:
         for path in naming.RUNTIME_DIR.glob("*.pid"):
             if _recorded_pid(path) not in spare:
                 path.unlink(missing_ok=True)
-    for claim in CLAIMS_DIR.glob("*.claim") if CLAIMS_DIR.exists() else []:
-        if not _claim_held(claim):
-            claim.unlink(missing_ok=True)
+    remove_stale_claims()
     report.runs = mark_dead_runs()
     return report
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from mininet.node import Switch
 
 from lgkit.net.lifecycle import naming
+from lgkit.sw.switch.claims import remove_stale_claims
 from lgkit.sw.switch.control_service import CommandError, ControlClient
 
 GRPC_BASE_PORT = 50051
@@ -181,6 +182,7 @@ class P4Switch(Switch):
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+                remove_stale_claims()  # a SIGKILLed switch cannot release its interfaces
         naming.pid_file("switch", self.name).unlink(missing_ok=True)
         self.process = None
 

@@ -64,3 +64,35 @@ class InterfaceClaim:
         self.path.unlink(missing_ok=True)
         os.close(self._fd)
         self._fd = None
+
+
+def claim_held(path: Path) -> bool:
+    """True while a live switch holds the claim file's flock."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def stale_claims() -> list[Path]:
+    """Claim files no live switch holds (left by a switch that was killed with SIGKILL)."""
+    try:
+        folder = _claims_dir()
+    except OSError:
+        return []
+    return sorted(path for path in folder.glob("*.claim") if not claim_held(path))
+
+
+def remove_stale_claims() -> list[Path]:
+    """Delete the claim files no live switch holds; returns them."""
+    stale = stale_claims()
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
