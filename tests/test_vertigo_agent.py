@@ -168,6 +168,7 @@ def test_marks_on_the_wire_and_delivers_in_order(pair: None, tmp_path: Path) -> 
     assert stats_a["marker"]["flows"] == len(SIZES) and stats_a["marker"]["marked"] == len(sent)
     # no flow waited for a first packet that never came
     assert stats_b["orderer"]["in_order"] == len(sent) and stats_b["orderer"]["early"] == 0
+    assert stats_b["orderer"]["passed"] == 0  # the rule's filter kept SYNs and ACKs in the kernel
     for name in (NS_A, NS_B):  # the agents took their rules with them
         rules = ns(name, "iptables-save").stdout
         assert "NFQUEUE" not in rules

@@ -197,3 +197,51 @@ def test_streams_not_seen_from_their_syn_or_out_of_frame_are_aged_not_split() ->
              for at in range(0, len(broken), MSS)]
     assert marker.stats.flows == 1 and marker.stats.lost_framing == 1
     assert not infos[0].aged and all(i.aged for i in infos[1:])
+
+
+def run_cbpf(program: str, packet: bytes) -> bool:
+    """Whether a classic BPF program in iptables' bytecode text matches a raw IPv4 packet (the
+    few instructions the agent's filters use)."""
+    code = [tuple(int(x) for x in ins.split()) for ins in program.split(",")[1:]]
+    a = x = pc = 0
+    mem = [0] * 16
+    while True:
+        op, jt, jf, k = code[pc]
+        pc += 1
+        if op == 0x30:
+            a = packet[k]
+        elif op == 0x28:
+            a = struct.unpack_from("!H", packet, k)[0]
+        elif op == 0x50:
+            a = packet[x + k]
+        elif op == 0xB1:
+            x = (packet[k] & 0x0F) * 4
+        elif op in (0x54, 0x64, 0x74, 0x0C):
+            a = {0x54: a & k, 0x64: a << k, 0x74: a >> k, 0x0C: a + x}[op] & 0xFFFFFFFF
+        elif op == 0x02:
+            mem[k] = a
+        elif op == 0x60:
+            a = mem[k]
+        elif op == 0x07:
+            x = a
+        elif op in (0x15, 0x45, 0x25, 0x2D):
+            taken = {0x15: a == k, 0x45: bool(a & k), 0x25: a > k, 0x2D: a > x}[op]
+            pc += jt if taken else jf
+        elif op == 0x06:
+            return k != 0
+        else:
+            raise AssertionError(f"instruction {op:#x} not modelled")
+
+
+def test_the_agents_rules_send_only_what_it_changes_or_holds_through_user_space() -> None:
+    from lgkit.schemes.vertigo_host import MARK_FILTER, ORDER_FILTER, rules
+    syn, fin, rst = tcp(ISN, flags=0x02), tcp(ISN, flags=0x11), tcp(ISN, flags=0x04)
+    data, ack = tcp(ISN, b"x" * 100), tcp(ISN, flags=0x10)
+    one_byte = tcp(ISN, b"x", flags=0x10)
+    assert [run_cbpf(MARK_FILTER, p) for p in (syn, fin, rst, data, one_byte, ack)] == [
+        True, True, True, True, True, False]
+    marked = Marker(framed_ports={5300}).mark(data)
+    assert flowinfo.read(marked) is not None
+    assert [run_cbpf(ORDER_FILTER, p) for p in (marked, data, ack, syn)] == [
+        True, False, False, False]
+    assert all("bpf" in args for _, _, args in rules("h1-eth0", mark=True, order=True))

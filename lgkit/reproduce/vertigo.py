@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import subprocess
@@ -145,7 +146,8 @@ class Workload:
         runners = {h: host_runner(bed.host(h)) for h in bed.spec.hosts}
         tcp_before = {h: nstat(r) for h, r in runners.items()}
         counters_before = bed.counters()
-        tm_before = bed.tm_drops()
+        drops_before = bed.switch_drops()
+        cpu_before = bed.cpu()
         duration = max(5.0, seconds - 10.0)
         queries = max(1, round(self.qps * duration))
         out = ctx.store.path / scheme
@@ -157,8 +159,10 @@ class Workload:
         time.sleep(1.0)
         counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
         tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}
+        cpu = _cores(cpu_before, bed.cpu())
         agents = bed.stop_agents()
-        return self._collect(scheme, out, counters, bed.tm_drops() - tm_before, tcp, agents)
+        drops = {k: v - drops_before.get(k, 0) for k, v in bed.switch_drops().items()}
+        return self._collect(scheme, out, {**counters, **cpu}, drops, tcp, agents)
 
     def _popen(self, host: str, argv: list[str], tag: str) -> subprocess.Popen:
         proc = self.bed.host(host).popen([sys.executable, "-m", "lgkit.workloads.fct", *argv],
@@ -193,7 +197,7 @@ class Workload:
                 "--out", str(out / f"background-{host}.csv")], "background"))
         return procs
 
-    def _collect(self, scheme: str, out: Path, counters: dict[str, int], tm_drops: int,
+    def _collect(self, scheme: str, out: Path, counters: dict[str, int], drops: dict[str, int],
                  tcp: dict[str, dict[str, int]], agents: dict[str, Any]) -> dict[str, Any]:
         store = self.ctx.store
         qct, fct_reply, fct_bg = [], [], []
@@ -211,7 +215,8 @@ class Workload:
                         failed += 1
         totals = {key: sum(t[key] for t in tcp.values()) for key in next(iter(tcp.values()))}
         orderer = [a["orderer"] for a in agents.values() if a.get("orderer")]
-        net = {"scheme": scheme, **counters, "tm_drops": tm_drops, **totals,
+        net = {"scheme": scheme, **counters, "tm_drops": drops["queue_full"],
+               "rx_overflow": drops["rx_socket_overflow"], **totals,
                "early": sum(o["early"] for o in orderer),
                "late": sum(o["late"] for o in orderer),
                "reorder_timeouts": sum(o["timeouts"] for o in orderer),
@@ -219,6 +224,14 @@ class Workload:
         store.append("network", net)
         return {"qct": np.array(qct), "fct_reply": np.array(fct_reply),
                 "fct_background": np.array(fct_bg), "net": net}
+
+
+def _cores(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """CPU used between two readings of VertigoBed.cpu(), in cores (CPU seconds per second):
+    the switches', the agents', the whole machine's, and the machine's cores."""
+    elapsed = (after["total"] - before["total"]) / (os.cpu_count() or 1)
+    return {f"cpu_{key}": round((after[key] - before[key]) / elapsed, 3) if elapsed else math.nan
+            for key in ("switches", "agents", "busy")} | {"cores": os.cpu_count() or 1}
 
 
 def _wait(procs: list[subprocess.Popen], deadline: float) -> None:
@@ -281,12 +294,17 @@ def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
                              "DCTCP+ECMP (§6); DCTCP is not in this kernel: ours run CUBIC"],
                       checks=checks)
     net_rows = [Row(s, [r["net"][k] for k in (
-        "vertigo_full_drops", "vertigo_ttl_drops", "tm_drops", "vertigo_deflected",
-        "vertigo_pushout", "TcpExtTCPTimeouts", "TcpRetransSegs", "early", "late")])
+        "vertigo_full_drops", "vertigo_ttl_drops", "tm_drops", "rx_overflow", "vertigo_deflected",
+        "vertigo_pushout", "TcpExtTCPTimeouts", "TcpRetransSegs", "early", "late",
+        "cpu_switches", "cpu_agents", "cpu_busy")])
         for s, r in results.items()]
     network = Comparison("Vertigo: drops, deflections, RTOs and reordering (packets)",
-                         ["drops", "TTL", "TM", "deflected", "push-out", "RTOs", "retrans",
-                          "early", "late"], net_rows, scale,
-                         units="counts during each scheme's run; early/late: Vertigo's "
-                               "receivers (reordered packets they held / let pass)")
+                         ["drops", "TTL", "TM", "rx overflow", "deflected", "push-out",
+                          "RTOs", "retrans", "early", "late", "switch CPU", "agent CPU",
+                          "busy CPU"], net_rows, scale,
+                         units="counts during each scheme's run; rx overflow: lost in a software "
+                               "switch's receive buffer (the switch fell behind, CPU); "
+                               "early/late: Vertigo's receivers (reordered packets they held / "
+                               "let pass); CPU in cores: the switches', the host agents', the "
+                               f"whole machine's (of {os.cpu_count()}, shared with all it runs)")
     return [times, gain, network]

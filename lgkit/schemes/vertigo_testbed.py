@@ -10,6 +10,7 @@ overflows a host port as the paper's 100-way incast overflows 300 KB.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -97,6 +98,23 @@ def reserve_option_room(host: Host) -> None:
     missing = [r for r in _routes(host) if f"advmss {ADVMSS}" not in r]
     if missing:
         raise HostConfigError(f"{host.name}: routes without advmss {ADVMSS}: {missing}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a live process so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, over all cores."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks) - idle) / hz, sum(ticks) / hz
 
 
 def _routes(host: Host) -> list[str]:
@@ -202,10 +220,25 @@ class VertigoBed:
                 totals[cell.name] += value["packets"]
         return totals
 
-    def tm_drops(self) -> int:
-        """Packets the traffic managers dropped (0 while P4's estimates are exact)."""
-        return sum(n for (_, cause), n in self.testbed.drop_counts().items()
-                   if cause == "queue_full")
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far: the software switches', the host agents', and the machine's busy
+        and total (all cores; the switches, agents and workloads share them with whatever
+        else runs)."""
+        switches = [self.testbed.network.node(s).process for s in self.spec.switches]
+        busy, total = machine_cpu()
+        return {"switches": sum(cpu_seconds(p.pid) for p in switches if p is not None),
+                "agents": sum(cpu_seconds(a.process.pid) for a in self.agents),
+                "busy": busy, "total": total}
+
+    def switch_drops(self) -> dict[str, int]:
+        """Packets the switches dropped outside P4, by cause, summed over every switch:
+        `queue_full` (the traffic managers; 0 while P4's estimates are exact) and
+        `rx_socket_overflow` (the kernel, when a software switch falls so far behind that a
+        port's receive buffer fills: the CPU cannot carry the load)."""
+        totals = dict.fromkeys(("queue_full", "rx_socket_overflow"), 0)
+        for (_, cause), n in self.testbed.drop_counts().items():
+            totals[cause] = totals.get(cause, 0) + n
+        return totals
 
     def stop(self) -> None:
         """Agents, servers, network."""
