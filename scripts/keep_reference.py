@@ -1,6 +1,8 @@
 """Keep a default-scale `lgkit reproduce` run as the committed reference of its experiment:
 copy what the notebooks read into measurements/reference/<name>/ (per-flow tables slimmed to the
-columns the figures use) and render its figures there.
+columns the figures use) and render its figures there (experiments whose figures only a
+notebook draws, such as vertigo, keep their tables and, for vertigo, the host agents' counters
+in agents/).
 
     .venv/bin/python scripts/keep_reference.py measurements/runs/<run folder>
 """
@@ -16,7 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 KEEP = ("metadata.json", "report.txt", "summary.csv", "conditions.csv", "fct_summary.csv",
         "goodput.csv", "intervals.csv", "timeline_tcp.csv", "events.csv", "link_speed.csv",
-        "retx_delay.csv", "probes.csv")
+        "retx_delay.csv", "probes.csv", "network.csv", "queries.csv", "flows.csv")
+AGENTS = "vertigo-agent-*.json"
+"Vertigo's host agents' final counters, kept in agents/."
 SLIM = {"fct.csv": ["group", "condition", "fct_us", "error"],
         "timeline_p4.csv": ["run", "t_s", "switch", "name", "index", "packets", "bytes",
                             "value"]}
@@ -46,10 +50,15 @@ def keep(run: Path) -> Path:
             if "fct_us" in table:
                 table["fct_us"] = table["fct_us"].astype(float).round(0).astype(int)
             table[[c for c in columns if c in table]].to_csv(out / file, index=False)
+    agents = sorted(run.glob(AGENTS))
+    if agents:
+        (out / "agents").mkdir()
+        for path in agents:
+            shutil.copy2(path, out / "agents" / path.name)
     os.environ["LGKIT_FIGURES"] = str(out)
     from lgkit.reproduce import figures
 
-    for label, figure in getattr(figures, name)(out):
+    for label, figure in getattr(figures, name, lambda _: [])(out):
         print(figures.save(figure, out, label))
     return out
 
