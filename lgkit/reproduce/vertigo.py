@@ -39,17 +39,27 @@ TEARDOWN_RESERVE_S = 30.0
 QUICK_SCHEME_S = 15.0
 "--quick: each scheme's share of traffic (about 5 s of queries per aggregator, then counters)."
 PING_RTT = r"rtt min/avg/max/mdev = ([\d.]+)/"
+BUILTIN_RATE_MBPS = 5.0
+"""Default host link rate on the built-in target at default scale: at its usual 10 Mb/s the six
+software switches, sixteen host agents and the workload need more than this 2-core machine has
+under Vertigo, and packets wait seconds in the switches' receive buffers (docs/vertigo.md)."""
+QPS_PER_MBPS = 0.1
+"Default incast queries per second per aggregator, per Mb/s of host link (1 at 10 Mb/s)."
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     """The workload and the scale."""
     group.add_argument("--schemes", help=f"comma-separated, from {', '.join(SCHEMES)} "
                        f"(default: all; --quick: {', '.join(QUICK_SCHEMES)})")
-    group.add_argument("--rate-mbps", type=float, help="host link rate (default: the target's)")
+    group.add_argument("--rate-mbps", type=float,
+                       help=f"host link rate (default: {BUILTIN_RATE_MBPS:g} on the built-in "
+                            "target at default scale, else the target's)")
     group.add_argument("--fanin", type=int, default=12, help="servers per incast query")
     group.add_argument("--reply-kb", type=float, default=20.0, help="bytes each server sends")
-    group.add_argument("--qps", type=float, default=1.0,
-                       help="incast queries per second, per aggregator (h13-h16)")
+    group.add_argument("--qps", type=float,
+                       help="incast queries per second, per aggregator (h13-h16; default "
+                            f"{QPS_PER_MBPS:g} per Mb/s of host link, the same share of it at "
+                            "any rate)")
     group.add_argument("--background", type=float,
                        help="web-search background load per host, 0..1 (default 0.3; "
                             "--quick: 0)")
@@ -76,12 +86,16 @@ def run(ctx: Context) -> list[Comparison]:
     schemes = _schemes(ctx)
     background = options.background if options.background is not None else (
         0.0 if ctx.quick else 0.3)
-    bed = VertigoBed(ctx.store.path, ctx.target, options.rate_mbps,
+    rate = options.rate_mbps
+    if rate is None and ctx.target == "builtin" and not ctx.quick:
+        rate = BUILTIN_RATE_MBPS
+    bed = VertigoBed(ctx.store.path, ctx.target, rate,
                      Buffer(options.buffer, options.buffer // 2), log=ctx.log)
     try:
         bed.start(HostSettings(rto_min_ms=200))
-        workload = Workload(ctx, bed, options.fanin, round(options.reply_kb * 1000),
-                            options.qps, background)
+        qps = options.qps if options.qps is not None else QPS_PER_MBPS * bed.rate_mbps
+        workload = Workload(ctx, bed, options.fanin, round(options.reply_kb * 1000), qps,
+                            background)
         workload.calibrate()
         results = {}
         with ctx.progress(len(schemes), "schemes", "scheme") as bar:
