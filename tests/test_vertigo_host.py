@@ -113,9 +113,10 @@ def test_a_lost_packet_releases_the_rest_after_tau_and_late_ones_pass() -> None:
     assert orderer.arrive(0, key, *pkts[0], 0) == [0]
     assert orderer.arrive(2, key, *pkts[2], 10) == []  # 1 is missing
     assert orderer.arrive(3, key, *pkts[3], 20) == []
-    assert orderer.next_deadline() == 370
+    assert orderer.next_deadline() == 370 and orderer.waiting == {key}
     assert orderer.expire(369) == []
     assert orderer.expire(370) == [2, 3]  # up to the next gap
+    assert not orderer.waiting and orderer.next_deadline() is None  # tracked, nothing held
     assert orderer.stats.timeouts == 1 and orderer.stats.released_by_timeout == 2
     assert orderer.arrive(4, key, *pkts[4], 400) == [4]  # in order again
     # the retransmission of 1 (boosted) comes after all: late, sent up at once

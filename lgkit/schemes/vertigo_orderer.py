@@ -69,6 +69,9 @@ class Orderer:
         self.flows: dict[FlowKey, FlowState] = {}
         self.done: dict[FlowKey, None] = {}
         "Flows delivered whole, oldest first (a later packet of one is a retransmission)."
+        self.waiting: set[FlowKey] = set()
+        """Flows with buffered packets: the only ones a timeout can concern (the agent asks for
+        the next deadline at every wake-up; walking every tracked flow cost ~0.5 ms per 1000)."""
         self.buffered = 0
         self.stats = OrdererStats()
 
@@ -97,7 +100,7 @@ class Orderer:
             self.stats.late += 1
             return [handle]
         if state.expected is None or rfs < state.expected:
-            self._buffer(state, rfs, Waiting(handle, length, now_us))
+            self._buffer(key, state, rfs, Waiting(handle, length, now_us))
             self.stats.early += 1
             return []
         self.stats.in_order += 1
@@ -106,8 +109,9 @@ class Orderer:
         self._forget_if_done(key, state)
         return released
 
-    def _buffer(self, state: FlowState, rfs: int, waiting: Waiting) -> None:
+    def _buffer(self, key: FlowKey, state: FlowState, rfs: int, waiting: Waiting) -> None:
         state.early.setdefault(rfs, []).append(waiting)
+        self.waiting.add(key)
         self.buffered += 1
         self.stats.most_buffered = max(self.stats.most_buffered, self.buffered)
 
@@ -122,6 +126,8 @@ class Orderer:
         return released
 
     def _forget_if_done(self, key: FlowKey, state: FlowState) -> None:
+        if not state.early:
+            self.waiting.discard(key)
         if state.expected is not None and state.expected <= 0 and not state.early:
             del self.flows[key]
             self.done[key] = None
@@ -130,14 +136,16 @@ class Orderer:
 
     def next_deadline(self) -> float | None:
         """The earliest time `expire` has something to do."""
-        deadlines = [d for s in self.flows.values() if (d := s.deadline(self.tau_us)) is not None]
+        deadlines = [d for k in self.waiting
+                     if (d := self.flows[k].deadline(self.tau_us)) is not None]
         return min(deadlines, default=None)
 
     def expire(self, now_us: float) -> list[int]:
         """Flows whose oldest buffered packet waited tau: release up to the next gap (the
         missing packet is given up on; TCP will see the hole)."""
         released: list[int] = []
-        for key, state in list(self.flows.items()):
+        for key in list(self.waiting):
+            state = self.flows[key]
             deadline = state.deadline(self.tau_us)
             if deadline is None or deadline > now_us:
                 continue
@@ -153,5 +161,6 @@ class Orderer:
         """Release everything still buffered (at shutdown)."""
         released = [w.handle for s in self.flows.values() for ws in s.early.values() for w in ws]
         self.flows.clear()
+        self.waiting.clear()
         self.buffered = 0
         return released
