@@ -165,14 +165,20 @@ def test_an_interface_claim_is_exclusive_and_names_the_owner():
     InterfaceClaim(name).release()  # free again once released
 
 
-def test_a_claim_dies_with_its_process():
-    name = f"lgtest{os.getpid() % 100000}k"
+def _claim_holder(name: str) -> subprocess.Popen:
+    """Another process that claims `name` and holds the claim for a minute."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from lgkit.sw.switch.claims import "
+        [sys.executable, "-c", "import time; from lgkit.sw.switch.claims import "
          f"InterfaceClaim; c = InterfaceClaim({name!r}); print('held', flush=True); "
          "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_claim_dies_with_its_process():
+    name = f"lgtest{os.getpid() % 100000}k"
+    holder = _claim_holder(name)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(InterfaceBusy, match=f"pid {holder.pid}"):
             InterfaceClaim(name)
     finally:
@@ -183,13 +189,9 @@ def test_a_claim_dies_with_its_process():
 
 def test_only_the_claims_of_killed_switches_are_stale():
     name = f"lgtest{os.getpid() % 100000}s"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import time; from lgkit.sw.switch.claims import "
-         f"InterfaceClaim; c = InterfaceClaim({name!r}); print('held', flush=True); "
-         "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    holder = _claim_holder(name)
     live = InterfaceClaim(f"{name}l")
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         holder.kill()
         holder.wait()
         dead = live.path.with_name(live.path.name.replace(f"{name}l", name))
