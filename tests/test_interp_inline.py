@@ -89,7 +89,8 @@ def test_calls_are_inlined_where_exact_and_kept_elsewhere() -> None:
 
 
 def test_temporaries_of_inlined_bodies_share_names() -> None:
-    body = "\n".join(f"    _t{i} = S[{i}] + 1\n    S[{i}] = _t{i}" for i in range(40))
+    # (S[i] = _t * 2, not S[i] = _t: a slot that holds a local would be read as the local)
+    body = "\n".join(f"    _t{i} = S[{i}] + 1\n    S[{i}] = _t{i} * 2" for i in range(40))
     module = f"def leaf(S, P):\n{body}\n\ndef top(S, P):\n    leaf(S, P)\n    leaf(S, P)\n"
     code = inline_module(module)
     ns: dict = {}
@@ -97,7 +98,7 @@ def test_temporaries_of_inlined_bodies_share_names() -> None:
     assert ns["top"].__code__.co_nlocals < 10  # 40 short-lived temporaries, few names
     S = list(range(40))
     ns["top"](S, None)
-    assert S == [i + 2 for i in range(40)]
+    assert S == [((i + 1) * 2 + 1) * 2 for i in range(40)]
 
 
 def test_a_loop_that_can_repeat_keeps_its_names() -> None:

@@ -21,6 +21,8 @@ import heapq
 import itertools
 from types import CodeType
 
+from lgkit.sw.exec.interp.peephole import optimise
+
 MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlining
 
 
@@ -28,11 +30,12 @@ MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlin
 def inline_module(source: str) -> CodeType:
     """The code of the module with its calls inlined (the same functions, flatter bodies);
     cached, so that a program loaded again in this process is not inlined again."""
-    return compile(_inlined(source), "<lgkit-generated>", "exec")
+    return compile(inlined_source(source), "<lgkit-generated>", "exec")
 
 
 def inlined_source(source: str) -> str:
-    """The text of what inline_module runs (its line numbers are the code's)."""
+    """The text of what inline_module runs (compiled from this text, so that tracebacks'
+    line numbers are this text's)."""
     return ast.unparse(_inlined(source))
 
 
@@ -47,6 +50,8 @@ def _inlined(source: str) -> ast.Module:
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef):
             _Copies(owner).visit_body(fn.body)
+            if _Occurrences().visit_body(fn.body):  # loop-free
+                optimise(fn)
             _share_names(fn)
     return tree
 
