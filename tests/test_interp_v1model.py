@@ -265,3 +265,18 @@ def test_counters_count_the_length_the_packet_came_in_with() -> None:
     assert counters["at_ingress"].read(0)[1] == 25
     assert counters["at_egress"].read(0)[1] == 25  # the original, in egress
     assert counters["at_egress"].read(2)[1] == 25  # its egress clone
+
+
+def test_passes_are_bound_per_pipeline_and_refuse_foreign_jobs() -> None:
+    from lgkit.sw.exec.pipeline import EgressJob
+
+    first, second = load(PROGRAM), load(PROGRAM)
+    first.clone_sessions[5] = [(4, 0)]
+    assert first.ingress is not second.ingress  # each pipeline's own generated functions
+    res = first.ingress(0, packet(4, 5), 0)
+    assert len(res.egress) == 2  # the clone used first's session
+    assert len(second.ingress(0, packet(4, 5), 0).egress) == 1  # second has no session 5
+    outs = [first.egress(job, 0, enq_qdepth=3).out for job in res.egress]  # by keyword
+    assert sorted(out[0] for out in outs if out is not None) == [1, 4]
+    with pytest.raises(TypeError, match="not made by an ingress pass"):
+        first.egress(EgressJob(1, 0, 0, 0, 10, ["not", "a", "state"]), 0)

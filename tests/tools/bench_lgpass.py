@@ -1,6 +1,10 @@
 """Microseconds per pipeline pass of the LinkGuardian program on the built-in target, by kind of
 pass (the sender's data ingress and egress, a Tx copy's loop passes, the receiver's), measured
 in-process on the two-switch virtual-time network (no root, no I/O), min/median/max over repeats.
+A pass kind's figure is the median of its passes (robust to preemption, but blind to a cost
+that only some passes of a kind pay, e.g. a memo miss); the last line, the run's process CPU
+time per data frame (both switches, traffic managers and the simulator, passes timed), counts
+every pass.
 
     .venv/bin/python tests/tools/bench_lgpass.py [--repeat 5] [--frames 3000]
     .venv/bin/python tests/tools/bench_lgpass.py --against /work/main   # before vs after
@@ -76,9 +80,11 @@ def measure(frames: int, seed: int, loop_share: float = 2.0,
             setattr(pipeline, name, wrap(switch, name, getattr(pipeline, name)))
     pps = 0.9 * frame_pps
     net.send_stream(frames, pps=pps, size=FRAME)
+    cpu = time.process_time()
     net.run(int(frames / pps * 1e9) + 50_000_000)
+    cpu = time.process_time() - cpu
     overhead = min(-clock() + clock() for _ in range(1000))
-    return {"delivered": arrived[0], "frames": frames,
+    return {"delivered": arrived[0], "frames": frames, "cpu_s": cpu,
             "passes": {k: (len(v), statistics.median(v) - overhead)
                        for k, v in durations.items()}}
 
@@ -121,6 +127,11 @@ def report(runs: dict[str, list[dict[str, Any]]]) -> str:
     medians = [statistics.median(per_frame[n]) for n in names]
     lines.append(f"{'sender us per data frame (all passes)':48s}"
                  + "".join(f"{'':>7s}{_mmm(per_frame[n]):>18s}" for n in names)
+                 + (f"   {medians[0] / medians[1]:5.2f}x" if len(names) == 2 else ""))
+    cpu = {n: [r["cpu_s"] * 1e6 / r["frames"] for r in runs[n]] for n in names}
+    medians = [statistics.median(cpu[n]) for n in names]
+    lines.append(f"{'process CPU us per data frame (whole run)':48s}"
+                 + "".join(f"{'':>7s}{_mmm(cpu[n]):>18s}" for n in names)
                  + (f"   {medians[0] / medians[1]:5.2f}x" if len(names) == 2 else ""))
     for name in names:
         lost = [r["frames"] - r["delivered"] for r in runs[name]]

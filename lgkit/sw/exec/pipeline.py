@@ -17,7 +17,9 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   selectors; entries of their tables name `member=` or `group=`).
 - Packet passes (see v1model.py for the exact BMv2 order of decisions):
   `ingress(port, data, now_us) -> IngressResult`, `ingress_job(job, now_us) -> IngressResult`,
-  `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`.
+  `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`
+  (the queue values default to 0). They are generated functions bound per pipeline (attributes,
+  not methods: a call less per pass).
 
 Units and threading: times are microseconds of the switch clock; meter rates are units
 (packets or bytes) per second and bursts are units (BMv2's CLI uses units per microsecond).
@@ -28,6 +30,7 @@ Table mutations may run in another thread than the packet passes (tables lock in
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from lgkit.sw.exec import v1model
@@ -112,6 +115,11 @@ class Pipeline:
         self.drop_port = DROP_PORT
         self.max_parser_transitions = MAX_PARSER_TRANSITIONS
         self.slots = v1model.Slots(self)
+        # The packet passes (module docstring), generated for this pipeline (v1model.PASSES).
+        self.ingress: Callable[[int, bytes, int], IngressResult]
+        self.ingress_job: Callable[[IngressJob, int], IngressResult]
+        self.egress: Callable[..., EgressResult]
+        self.ingress, self.ingress_job, self.egress = self.slots.passes
 
     @classmethod
     def load(cls, compiled: Any, seed: int | None = None) -> Pipeline:
@@ -151,25 +159,3 @@ class Pipeline:
         """The Python source generated for this program, as it runs (inlined; for debugging:
         its line numbers are those of tracebacks in `<lgkit-generated>`)."""
         return inlined_source(self.code.source)
-
-    # ------------------------------------------------------------------ packet passes
-
-    def ingress(self, port: int, data: bytes, now_us: int) -> IngressResult:
-        return self.slots.ingress_pass(self, data, now_us, port, v1model.NORMAL, None)
-
-    def ingress_job(self, job: IngressJob, now_us: int) -> IngressResult:
-        return self.slots.ingress_pass(self, job.data, now_us, 0, job.instance_type,
-                                       job.preserved)
-
-    def egress(
-        self,
-        job: EgressJob,
-        now_us: int,
-        enq_qdepth: int = 0,
-        deq_qdepth: int = 0,
-        enq_timestamp: int = 0,
-        deq_timedelta: int = 0,
-    ) -> EgressResult:
-        return self.slots.egress_pass(
-            self, job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta
-        )

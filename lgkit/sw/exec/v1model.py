@@ -35,8 +35,8 @@ MAX_UNTIMED_PASSES = 10_000
 
 class Slots:
     """standard_metadata slot indices and the generated block functions, bound once; and the
-    program's two pass functions (`ingress_pass`, `egress_pass`), generated with the slot
-    indices as constants and the blocks called by name (see PASSES)."""
+    program's pass functions (`passes`: ingress, ingress_job, egress, the Pipeline's), generated
+    with the slot indices as constants and the blocks called by name (see PASSES)."""
 
     def __init__(self, pl: Pipeline):
         code = pl.code
@@ -67,49 +67,43 @@ class Slots:
         self.field_lists = code.field_lists
         self.runs = {ident: _runs(slots) for ident, slots in code.field_lists.items()}
         self.hdr_range = code.hdr_range
-        self.ingress_pass, self.egress_pass = _generate(self, code.ns)
+        self.passes = _generate(self, code.ns, pl)
 
 
-# The two passes of a program, generated once per program with its slot indices (S[...]) and
-# block functions; the decisions in BMv2's order (module docstring). The rare outcomes (clone,
-# digest, resubmit, multicast) continue in _ingress_end / _egress_clone below.
+# The passes of a program, generated once per pipeline with its slot indices (S[...]), block
+# functions and the pipeline itself (_v1_pl) as constants; the decisions in BMv2's order (module
+# docstring). The Pipeline's ingress / ingress_job / egress are these functions themselves (a
+# call less per pass). The rare outcomes (clone, digest, resubmit, multicast) continue in
+# _ingress_end / _egress_clone below.
 PASSES = """
-def _v1_ingress_pass(pl, data, now, port, instance_type, preserved):
+def _v1_pass_ingress(port, data, now_us):
+    now = now_us
     S = _v1_template[:]
+    S[{ingress_port}] = port & 0x1FF
+    S[{ingress_ts}] = now & 0xFFFFFFFFFFFF
+    S[{instance_type}] = 0
+{ingress_body}
+
+def _v1_pass_ingress_job(job, now_us):
+    now = now_us
+    data = job.data
+    S = _v1_template[:]
+    preserved = job.preserved
     if preserved:
         for lo, hi, values in preserved:
             S[lo:hi] = values
+    instance_type = job.instance_type
     if instance_type == 0:
-        S[{ingress_port}] = port & 0x1FF
+        S[{ingress_port}] = 0
         S[{ingress_ts}] = now & 0xFFFFFFFFFFFF
     S[{instance_type}] = instance_type
-    S[{packet_length}] = len(data)
-    P = _v1_Ctx(data, now)
-    _v1_parser(S, P)
-    P.payload = data[P.pos >> 3 :]
-{verify}
-    try:
-        _v1_ingress(S, P)
-    except _v1_ExitBlock:
-        pass
-    except _v1_SIE:
-        pl.logs.append("error: header stack index out of bounds in ingress; the block ended")
-    if P.clone is None and P.digest is None and P.resubmit is None and not S[{mcast_grp}]:
-        spec = S[{egress_spec}]
-        if spec == _drop_port:
-            return _v1_IngressResult([], None, 1)
-        S[{instance_type}] = 0
-        plen = P.plen
-        state = (S, P.payload, plen, P.truncate, P.count_len, P.recirc)
-        job = _v1_EgressJob(spec, S[{priority}], 0, S[{egress_rid}], plen, state)
-        return _v1_IngressResult([job], None, 0)
-    return _v1_ingress_end(pl, data, S, P)
+{ingress_body}
 
-
-def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta):
+def _v1_pass_egress(job, now_us, enq_qdepth=0, deq_qdepth=0, enq_timestamp=0, deq_timedelta=0):
+    now = now_us
     state = job.state
     if state.__class__ is not tuple:
-        raise TypeError("egress job state was not made by ingress_pass")
+        raise TypeError("egress job state was not made by an ingress pass")
     S, payload, plen, truncate, count_len, recirc = state
     S[{egress_port}] = job.port & 0x1FF
     S[{egress_spec}] = 0
@@ -132,10 +126,10 @@ def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_tim
     except _v1_ExitBlock:
         pass
     except _v1_SIE:
-        pl.logs.append("error: header stack index out of bounds in egress; the block ended")
+        _v1_pl.logs.append("error: header stack index out of bounds in egress; the block ended")
     result = _v1_EgressResult(None, [], None, False)
     if P.clone is not None:
-        _v1_egress_clone(pl, pl.slots, S, P, result)
+        _v1_egress_clone(_v1_pl, _v1_pl.slots, S, P, result)
     if S[{egress_spec}] == _drop_port:
         result.dropped = True
         return result
@@ -145,7 +139,7 @@ def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_tim
     except _v1_ExitBlock:
         pass
     except _v1_SIE:
-        pl.logs.append("error: header stack index out of bounds; the block ended")
+        _v1_pl.logs.append("error: header stack index out of bounds; the block ended")
     parts = P.out
     parts.append(P.payload)
     try:
@@ -154,7 +148,8 @@ def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_tim
         parts.pop()
         out = _v1_deparse(parts) + P.payload
     if P.recirc is not None:
-        result.recirculate = _v1_IngressJob(out, 4, _v1_preserved(pl.slots, S, P.recirc))
+        preserved = _v1_preserved(_v1_pl.slots, S, P.recirc)
+        result.recirculate = _v1_IngressJob(out, 4, preserved)
         return result
     if P.truncate is not None and P.truncate < len(out):
         out = out[: P.truncate]
@@ -162,19 +157,45 @@ def _v1_egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp, deq_tim
     return result
 """
 
+# The rest of an ingress pass, the same after either start (a fresh packet, a job).
+INGRESS_BODY = """
+    S[{packet_length}] = len(data)
+    P = _v1_Ctx(data, now)
+    _v1_parser(S, P)
+    P.payload = data[P.pos >> 3 :]
+{verify}
+    try:
+        _v1_ingress(S, P)
+    except _v1_ExitBlock:
+        pass
+    except _v1_SIE:
+        _v1_pl.logs.append("error: header stack index out of bounds in ingress; the block ended")
+    if P.clone is None and P.digest is None and P.resubmit is None and not S[{mcast_grp}]:
+        spec = S[{egress_spec}]
+        if spec == _drop_port:
+            return _v1_IngressResult([], None, 1)
+        S[{instance_type}] = 0
+        plen = P.plen
+        state = (S, P.payload, plen, P.truncate, P.count_len, P.recirc)
+        job = _v1_EgressJob(spec, S[{priority}], 0, S[{egress_rid}], plen, state)
+        return _v1_IngressResult([job], None, 0)
+    return _v1_ingress_end(_v1_pl, data, S, P)"""
+
 _GUARDED = """
     try:
         {fn}(S, P)
     except _v1_ExitBlock:
         pass
     except _v1_SIE:
-        pl.logs.append("error: header stack index out of bounds; the block ended")
+        _v1_pl.logs.append("error: header stack index out of bounds; the block ended")
 """
 
 
-def _generate(x: Slots, ns: dict) -> tuple[Any, Any]:
-    """Compile PASSES for this program into its module namespace; returns the two passes."""
+def _generate(x: Slots, ns: dict, pl: Pipeline) -> tuple[Any, Any, Any]:
+    """Compile PASSES for this pipeline into its program's namespace; returns the passes
+    (ingress, ingress_job, egress)."""
     ns.update(
+        _v1_pl=pl,
         _v1_template=x.template, _v1_parser=x.parser, _v1_verify=x.verify,
         _v1_ingress=x.ingress, _v1_egress=x.egress, _v1_compute=x.compute,
         _v1_deparser=x.deparser, _v1_Ctx=Ctx, _v1_ExitBlock=ExitBlock, _v1_SIE=StackIndexError,
@@ -187,13 +208,15 @@ def _generate(x: Slots, ns: dict) -> tuple[Any, Any]:
         "ingress_port", "ingress_ts", "instance_type", "packet_length", "mcast_grp",
         "egress_spec", "priority", "egress_rid", "egress_port", "enq_timestamp", "enq_qdepth",
         "deq_timedelta", "deq_qdepth", "egress_ts")}
+    body = INGRESS_BODY.format(
+        verify=_GUARDED.format(fn="_v1_verify") if x.verify is not None else "", **slots)
     source = PASSES.format(
-        verify=_GUARDED.format(fn="_v1_verify") if x.verify is not None else "",
+        ingress_body=body,
         compute=_GUARDED.format(fn="_v1_compute") if x.compute is not None else "",
         **slots,
     )
     exec(compile(source, "<lgkit-v1model-passes>", "exec"), ns)  # noqa: S102 - our template
-    return ns["_v1_ingress_pass"], ns["_v1_egress_pass"]
+    return ns["_v1_pass_ingress"], ns["_v1_pass_ingress_job"], ns["_v1_pass_egress"]
 
 
 def _run(pl: Pipeline, block: object, S: list, P: Ctx) -> None:
@@ -245,18 +268,6 @@ def _runs(slots: list[int]) -> tuple[tuple[int, int], ...]:
     return tuple((lo, hi) for lo, hi in runs)
 
 
-def ingress_pass(
-    pl: Pipeline,
-    data: bytes,
-    now: int,
-    port: int = 0,
-    instance_type: int = NORMAL,
-    preserved: tuple | None = None,
-) -> IngressResult:
-    """One ingress pass (parser, verify, ingress, then the traffic-manager decisions)."""
-    return pl.slots.ingress_pass(pl, data, now, port, instance_type, preserved)
-
-
 def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
     """The end of an ingress pass that cloned, digested, resubmitted or multicast."""
     x: Slots = pl.slots
@@ -306,20 +317,6 @@ def _ingress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: IngressResul
     copy[hdr_lo:hdr_hi] = parsed[hdr_lo:hdr_hi]
     copy[x.instance_type] = INGRESS_CLONE
     result.egress.extend(_replicas(x, copy, targets, INGRESS_CLONE, P2))
-
-
-def egress_pass(
-    pl: Pipeline,
-    job: EgressJob,
-    now: int,
-    enq_qdepth: int,
-    deq_qdepth: int,
-    enq_timestamp: int,
-    deq_timedelta: int,
-) -> EgressResult:
-    """One egress pass (egress, then clone/drop, compute checksum, deparser, recirculate)."""
-    return pl.slots.egress_pass(pl, job, now, enq_qdepth, deq_qdepth, enq_timestamp,
-                                deq_timedelta)
 
 
 def _egress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: EgressResult) -> None:
