@@ -69,7 +69,7 @@ def _run(code: object, fn: str, S: list) -> list:
 @pytest.mark.parametrize("s1", [0, 1, 3, 7])
 @pytest.mark.parametrize("s3", [0, 1])
 def test_inlined_module_computes_what_the_calls_did(s1: int, s3: int) -> None:
-    code = inline_module(MODULE)
+    code = inline_module(MODULE).code
     for fn in ("c1", "c2", "c3", "loop"):
         start = [0, s1, 0, s3, 0, 42, 0, 0, 0, 0, 0, 0]
         assert _run(code, fn, start[:]) == _run(MODULE, fn, start[:]), fn
@@ -92,7 +92,7 @@ def test_temporaries_of_inlined_bodies_share_names() -> None:
     # (S[i] = _t * 2, not S[i] = _t: a slot that holds a local would be read as the local)
     body = "\n".join(f"    _t{i} = S[{i}] + 1\n    S[{i}] = _t{i} * 2" for i in range(40))
     module = f"def leaf(S, P):\n{body}\n\ndef top(S, P):\n    leaf(S, P)\n    leaf(S, P)\n"
-    code = inline_module(module)
+    code = inline_module(module).code
     ns: dict = {}
     exec(code, ns)  # noqa: S102 - the test's own module
     assert ns["top"].__code__.co_nlocals < 10  # 40 short-lived temporaries, few names
@@ -105,10 +105,47 @@ def test_a_loop_that_can_repeat_keeps_its_names() -> None:
     loads = "".join(f"    _a{i} = S[{i}]\n" for i in range(20))
     module = (f"def top(S, P):\n{loads}    while S[0] < 3:\n        _b = S[0] + _a1\n"
               "        S[0] = _b\n    S[2] = _a19\n")
-    code = inline_module(module)
+    code = inline_module(module).code
     ns: dict = {}
     exec(code, ns)  # noqa: S102 - the test's own module
     assert {f"_a{i}_top" for i in range(20)} <= set(ns["top"].__code__.co_varnames)
     S = [0, 1] + [7] * 18
     ns["top"](S, None)
     assert S[:3] == [3, 1, 7]
+
+
+CONDITIONS = textwrap.dedent("""
+    def lt(S, P, v_a, v_b):
+        S[9] = S[9] + 1
+        return v_a < v_b
+
+    def c(S, P):
+        if lt(S, P, S[0], S[1]):
+            S[2] = 1
+        if S[3] == 0 or not lt(S, P, S[0], S[1]):
+            S[4] = 1
+        elif S[5] and lt(S, P, S[1], S[0]) and S[6]:
+            S[4] = 2
+        else:
+            S[4] = 3
+""")
+
+
+@pytest.mark.parametrize("s0", [0, 5])
+@pytest.mark.parametrize("s3", [0, 1])
+@pytest.mark.parametrize("s5", [0, 1])
+@pytest.mark.parametrize("s6", [0, 1])
+def test_calls_in_conditions_run_only_where_the_short_circuit_reaches(
+        s0: int, s3: int, s5: int, s6: int) -> None:
+    code = inline_module(CONDITIONS).code
+    tree = ast.parse(inlined_source(CONDITIONS))
+    c = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "c")
+    assert not any(isinstance(n, ast.Call) for n in ast.walk(c))  # every lt inlined
+    results = []
+    for module in (code, CONDITIONS):
+        ns: dict = {}
+        exec(module, ns)  # noqa: S102 - the test's own module
+        S = [s0, 3, 0, s3, 0, s5, s6, 0, 0, 0]  # S[9] counts the calls of lt
+        ns["c"](S, None)
+        results.append(S)
+    assert results[0] == results[1]

@@ -158,4 +158,4 @@ class Pipeline:
     def generated_source(self) -> str:
         """The Python source generated for this program, as it runs (inlined; for debugging:
         its line numbers are those of tracebacks in `<lgkit-generated>`)."""
-        return inlined_source(self.code.source)
+        return inlined_source(self.code.source, self.code.outside)

@@ -37,6 +37,7 @@ from lgkit.sw.exec.interp.scope import (
     Scope,
     Slot,
 )
+from lgkit.sw.exec.interp.slotlocals import Outside
 from lgkit.sw.exec.interp.stmts import Stmts
 from lgkit.sw.exec.interp.tablegen import table_plan
 from lgkit.sw.exec.interp.tables import KeySpec
@@ -87,6 +88,8 @@ class CodeGen:
         self.logs: list[str] = []
         self.anon_field_lists: dict[int, list[int]] = {}
         self.source = ""  # the module's text before inlining, once built
+        self.boundary: Outside | None = None  # what code outside the module uses, once built
+        self.width: int | None = None  # slots S needs once built (None: all)
 
     # ------------------------------------------------------------------ resources
 
@@ -349,10 +352,25 @@ class CodeGen:
 
     # ------------------------------------------------------------------ whole program
 
-    def build(self) -> dict[str, Any]:
+    def outside(self, blocks: list[str]) -> Outside:
+        """What code outside the generated module uses: the slots of the v1model parameters
+        (headers, metadata, standard_metadata) and of the field lists; the blocks and the
+        tables' actions (called by reference)."""
+        kept: set[int] = set()
+        for region in (self.hdr, self.meta, self.sm):
+            if region is not None:
+                kept.update(range(region.base, region.base + size_of(region.type)))
+        for slots in self.anon_field_lists.values():
+            kept.update(slots)
+        actions = {a.fn for plan in self.tables for a in plan.actions}
+        return Outside(frozenset(kept), frozenset(blocks) | actions)
+
+    def build(self, blocks: list[str]) -> dict[str, Any]:
+        """Compile the module (`blocks`: the names of its top-level block functions)."""
         self.source = source = "\n".join(self.functions)
+        self.boundary = self.outside(blocks)
         try:
-            code = inline_module(source)
+            code, self.width = inline_module(source, self.boundary)
         except SyntaxError as exc:  # a code generator bug: report it clearly
             raise RuntimeError(f"generated code does not compile: {exc}") from exc
         exec(code, self.ns)

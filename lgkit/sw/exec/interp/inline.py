@@ -20,26 +20,38 @@ import functools
 import heapq
 import itertools
 from types import CodeType
+from typing import NamedTuple
 
 from lgkit.sw.exec.interp.peephole import optimise
+from lgkit.sw.exec.interp.slotlocals import Outside, localise
 
 MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlining
 
 
+class Inlined(NamedTuple):
+    """The inlined module's code, and how many slots S needs for it (None: all of them)."""
+
+    code: CodeType
+    width: int | None
+
+
 @functools.lru_cache(maxsize=32)
-def inline_module(source: str) -> CodeType:
+def inline_module(source: str, outside: Outside | None = None) -> Inlined:
     """The code of the module with its calls inlined (the same functions, flatter bodies);
-    cached, so that a program loaded again in this process is not inlined again."""
-    return compile(inlined_source(source), "<lgkit-generated>", "exec")
+    cached, so that a program loaded again in this process is not inlined again. With
+    `outside` (what code outside the module uses), slots private to functions become locals
+    (slotlocals.py)."""
+    tree, width = _inlined(source, outside)
+    return Inlined(compile(ast.unparse(tree), "<lgkit-generated>", "exec"), width)
 
 
-def inlined_source(source: str) -> str:
+def inlined_source(source: str, outside: Outside | None = None) -> str:
     """The text of what inline_module runs (compiled from this text, so that tracebacks'
     line numbers are this text's)."""
-    return ast.unparse(_inlined(source))
+    return ast.unparse(_inlined(source, outside)[0])
 
 
-def _inlined(source: str) -> ast.Module:
+def _inlined(source: str, outside: Outside | None) -> tuple[ast.Module, int | None]:
     tree = ast.parse(source)
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     owner = {}  # local name -> its function
@@ -47,13 +59,19 @@ def _inlined(source: str) -> ast.Module:
         owner.update(dict.fromkeys(_rename_locals(fn), fn.name))
     Inliner(funcs).run()
     tree = ast.parse(ast.unparse(tree))  # every inlined copy its own nodes, to rename apart
-    for fn in tree.body:
-        if isinstance(fn, ast.FunctionDef):
-            _Copies(owner).visit_body(fn.body)
-            if _Occurrences().visit_body(fn.body):  # loop-free
-                optimise(fn)
-            _share_names(fn)
-    return tree
+    functions = [fn for fn in tree.body if isinstance(fn, ast.FunctionDef)]
+    loop_free = set()
+    for fn in functions:
+        _Copies(owner).visit_body(fn.body)
+        if _Occurrences().visit_body(fn.body):  # no loop that may run twice
+            loop_free.add(fn.name)
+            optimise(fn)
+    width = None
+    if outside is not None:
+        width = localise(functions, outside, lambda fn: fn.name in loop_free)
+    for fn in functions:
+        _share_names(fn)
+    return tree, width
 
 
 def _share_names(fn: ast.FunctionDef) -> None:
@@ -381,20 +399,57 @@ class Inliner:
             got = self.inline(value, (stmt.targets[0], attr), size, want_value=attr is not None)
             return got if got is not None else [stmt]
         if isinstance(stmt, ast.If):
-            test, negate = stmt.test, False
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, negate = test.operand, True
-            if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Call):
-                tmp = f"_inl{next(self.counter)}"
-                got = self.inline(test.value, (ast.Name(tmp, ast.Store()), test.attr), size,
-                                  want_value=True)
-                if got is not None:
-                    cond: ast.expr = _at(ast.Name(tmp, ast.Load()), test)
-                    if negate:
-                        cond = _at(ast.UnaryOp(ast.Not(), cond), test)
-                    stmt.test = cond
-                    return [*got, stmt]
+            got = self.condition(stmt.test, size)
+            if got is not None:
+                stmts, stmt.test = got
+                return [*stmts, stmt]
         return [stmt]
+
+    def condition(self, test: ast.expr, size: list[int]
+                  ) -> tuple[list[ast.stmt], ast.expr] | None:
+        """The statements and the new test of an `if` whose test calls a function to inline:
+        `[not] f(S, P, ...)`, `[not] f(S, P).attr`, or such an operand of `and` / `or` after
+        the first, whose call runs only when the operands before it did not decide:
+        `_c = a; if not _c: <f inlined>; _c = r or ...` then `if _c:` (for `or`)."""
+        if isinstance(test, ast.BoolOp):
+            return self.short_circuit(test, size)
+        inner, negate = test, False
+        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
+            inner, negate = inner.operand, True
+        attr = None
+        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Call):
+            attr, inner = inner.attr, inner.value
+        if not isinstance(inner, ast.Call):
+            return None
+        tmp = f"_inl{next(self.counter)}"
+        got = self.inline(inner, (ast.Name(tmp, ast.Store()), attr), size, want_value=True)
+        if got is None:
+            return None
+        cond: ast.expr = _at(ast.Name(tmp, ast.Load()), test)
+        if negate:
+            cond = _at(ast.UnaryOp(ast.Not(), cond), test)
+        return got, cond
+
+    def short_circuit(self, test: ast.BoolOp, size: list[int]
+                      ) -> tuple[list[ast.stmt], ast.expr] | None:
+        for i, operand in enumerate(test.values[1:], start=1):
+            got = self.condition(operand, size) if not isinstance(operand, ast.BoolOp) else None
+            if got is None:
+                continue
+            stmts, value = got
+            flag = f"_inl{next(self.counter)}"
+            head = test.values[:i]
+            first = head[0] if len(head) == 1 else _at(ast.BoolOp(test.op, head), test)
+            rest = [value, *test.values[i + 1:]]
+            then = rest[0] if len(rest) == 1 else _at(ast.BoolOp(test.op, rest), test)
+            undecided: ast.expr = _at(ast.Name(flag, ast.Load()), test)
+            if isinstance(test.op, ast.Or):
+                undecided = _at(ast.UnaryOp(ast.Not(), undecided), test)
+            out = [_at(ast.Assign([_at(ast.Name(flag, ast.Store()), test)], first), test),
+                   _at(ast.If(undecided, [*stmts, _at(ast.Assign(
+                       [_at(ast.Name(flag, ast.Store()), test)], then), test)], []), test)]
+            return out, _at(ast.Name(flag, ast.Load()), test)
+        return None
 
     def inline(self, call: ast.expr, target: tuple[ast.expr, str | None] | None,
                size: list[int], want_value: bool) -> list[ast.stmt] | None:

@@ -95,7 +95,7 @@ def _propagate_copies(fn: ast.FunctionDef) -> None:
     final = {name: resolve(name) for name in values}
     final = {n: v for n, v in final.items() if not (isinstance(v, ast.Name) and v.id == n)}
     _Substitute(final).visit(fn)
-    fn.body = _drop_assignments(fn.body, set(final))
+    fn.body = drop_assignments(fn.body, set(final)) or [ast.Pass()]
 
 
 class _Substitute(ast.NodeTransformer):
@@ -111,22 +111,23 @@ class _Substitute(ast.NodeTransformer):
             else ast.Constant(value.value), node)
 
 
-def _drop_assignments(body: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
-    """The body without the single assignments of the propagated names (a block left empty
-    gets a `pass`)."""
+def drop_assignments(body: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
+    """body without the assignments `name = value` to the names whose value calls nothing
+    (a block left empty gets a `pass`)."""
     out = []
     for stmt in body:
         if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in names):
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in names
+                and not any(isinstance(n, ast.Call) for n in ast.walk(stmt.value))):
             continue
         for field in ("body", "orelse", "finalbody"):
             sub = getattr(stmt, field, None)
             if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
-                kept = _drop_assignments(sub, names)
+                kept = drop_assignments(sub, names)
                 setattr(stmt, field, kept or ([ast.Pass()] if field != "orelse" or
                                               isinstance(stmt, ast.Try) else []))
         for handler in getattr(stmt, "handlers", ()):
-            handler.body = _drop_assignments(handler.body, names) or [ast.Pass()]
+            handler.body = drop_assignments(handler.body, names) or [ast.Pass()]
         out.append(stmt)
     return out
 
@@ -171,13 +172,13 @@ class _Slots:
         stmt.value = self.forward(stmt.value)
         for node in ast.walk(stmt.value):
             if isinstance(node, ast.Subscript):
-                k = _slot(node)
+                k = slot_of(node)
                 if k is None:
                     self.unread.clear()  # reads S at an index not known here
                 else:
                     self.unread.pop(k, None)
         target = stmt.targets[0]
-        k = _slot(target) if isinstance(target, ast.Subscript) else None
+        k = slot_of(target) if isinstance(target, ast.Subscript) else None
         if isinstance(target, ast.Name):
             self.known = {j: v for j, v in self.known.items()
                           if not (isinstance(v, ast.Name) and v.id == target.id)}
@@ -197,7 +198,7 @@ class _Slots:
 
     def forward(self, node: ast.expr) -> ast.expr:
         """node with its loads of known slots replaced by what they hold."""
-        k = _slot(node)
+        k = slot_of(node)
         if k is not None and k in self.known:
             return _copy_leaf(self.known[k])
         for field, value in ast.iter_fields(node):
@@ -215,7 +216,7 @@ def _expand(stmt: ast.stmt) -> list[ast.stmt]:
     list), and single stores can then be forwarded."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return [stmt]
-    dst, src = _const_slice(stmt.targets[0]), _const_slice(stmt.value)
+    dst, src = slice_bounds(stmt.targets[0]), slice_bounds(stmt.value)
     if dst is None or src is None or dst[1] - dst[0] != src[1] - src[0] \
             or dst[1] - dst[0] > EXPAND_MAX or not (dst[1] <= src[0] or src[1] <= dst[0]):
         return [stmt]
@@ -236,10 +237,10 @@ _SIMPLE = (ast.Name, ast.Constant, ast.Subscript, ast.Slice, ast.BinOp, ast.Unar
 
 def _pure(node: ast.expr) -> bool:
     """Evaluating node cannot fail or have an effect: a local, a constant, a slot."""
-    return isinstance(node, ast.Name | ast.Constant) or _slot(node) is not None
+    return isinstance(node, ast.Name | ast.Constant) or slot_of(node) is not None
 
 
-def _slot(node: ast.expr) -> int | None:
+def slot_of(node: ast.AST) -> int | None:
     """k for `S[k]` with a constant k."""
     if isinstance(node, ast.Subscript) and _is_s(node.value) \
             and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
@@ -247,7 +248,8 @@ def _slot(node: ast.expr) -> int | None:
     return None
 
 
-def _const_slice(node: ast.expr) -> tuple[int, int] | None:
+def slice_bounds(node: ast.AST) -> tuple[int, int] | None:
+    """(lo, hi) for `S[lo:hi]` with constant bounds."""
     if not (isinstance(node, ast.Subscript) and _is_s(node.value)
             and isinstance(node.slice, ast.Slice) and node.slice.step is None):
         return None

@@ -13,6 +13,7 @@ from lgkit.sw.exec.interp.layout import LayoutError, field_offset, size_of
 from lgkit.sw.exec.interp.packetgen import compile_parser
 from lgkit.sw.exec.interp.plans import qualified
 from lgkit.sw.exec.interp.scope import PacketB, Scope, Slot
+from lgkit.sw.exec.interp.slotlocals import Outside
 from lgkit.sw.exec.interp.tablegen import build_table
 from lgkit.sw.exec.interp.tables import Table
 from lgkit.sw.lang import ir
@@ -43,6 +44,7 @@ class CompiledV1:
     direct_counters: dict[str, str] = field(default_factory=dict)
     direct_meters: dict[str, str] = field(default_factory=dict)
     empty_blocks: frozenset[str] = frozenset()  # controls with nothing to run (no locals)
+    outside: Outside | None = None  # what code outside the module uses (slotlocals.py)
 
 
 def _block_decl(program: ir.Program, arg: ir.Expr) -> tuple[Any, str]:
@@ -140,7 +142,7 @@ def _compile(program: ir.Program) -> CompiledV1:
             blocks[role] = compile_parser(gen, decl, scope, name + ".")
         else:
             blocks[role] = gen.compile_control(decl, scope, name + ".")
-    ns = gen.build()
+    ns = gen.build(list(blocks.values()))
     tables = {}
     direct_counters, direct_meters = {}, {}
     for plan in gen.tables:
@@ -154,7 +156,7 @@ def _compile(program: ir.Program) -> CompiledV1:
     return CompiledV1(
         ns=ns,
         blocks={role: ns[fn] for role, fn in blocks.items()},
-        template=list(gen.init),
+        template=list(gen.init)[: gen.width],  # the slots that became locals: not in S
         sm=_sm_slots(sm),
         meta_base=meta.base,
         meta_size=size_of(meta_t),
@@ -164,6 +166,7 @@ def _compile(program: ir.Program) -> CompiledV1:
         value_sets=gen.value_sets,
         logs=gen.logs,
         source=gen.source,
+        outside=gen.boundary,
         direct_counters=direct_counters,
         direct_meters=direct_meters,
         hdr_range=(hdr.base, hdr.base + size_of(hdr_t)),
