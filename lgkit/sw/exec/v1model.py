@@ -16,6 +16,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from lgkit.sw.exec.interp.passthrough import header_writes
 from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, StackIndexError, deparse
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
 
@@ -27,10 +28,11 @@ MAX_UNTIMED_PASSES = 10_000
 
 
 # What an egress job carries (EgressJob.state), a plain tuple for speed:
-# (S, payload, plen, truncate, count_len, recirc): the slots, the payload, the length register,
-# the truncation, the length the packet had when it entered the switch (BMv2's ingress_length:
-# what counters and meters count, also in egress and for clones and replicas), and a
-# recirculate request made in ingress (BMv2 keeps it for a unicast packet).
+# (S, payload, plen, truncate, count_len, recirc, parsed, data): the slots, the payload, the
+# length register, the truncation, the length the packet had when it entered the switch (BMv2's
+# ingress_length: what counters and meters count, also in egress and for clones and replicas),
+# a recirculate request made in ingress (BMv2 keeps it for a unicast packet), and the parse-memo
+# entry of its ingress parse with the frame it came in as (interp/passthrough.py; else None).
 
 
 class Slots:
@@ -67,6 +69,8 @@ class Slots:
         self.field_lists = code.field_lists
         self.runs = {ident: _runs(slots) for ident, slots in code.field_lists.items()}
         self.hdr_range = code.hdr_range
+        roots = [f.__name__ for f in (self.compute, self.deparser) if f is not None]
+        self.pass_writes = header_writes(code.source, roots, self.hdr_range, code.ns)
         self.passes = _generate(self, code.ns, pl)
 
 
@@ -104,7 +108,7 @@ def _v1_pass_egress(job, now_us, enq_qdepth=0, deq_qdepth=0, enq_timestamp=0, de
     state = job.state
     if state.__class__ is not tuple:
         raise TypeError("egress job state was not made by an ingress pass")
-    S, payload, plen, truncate, count_len, recirc = state
+    S, payload, plen, truncate, count_len, recirc, parsed, data = state
     S[{egress_port}] = job.port & 0x1FF
     S[{egress_spec}] = 0
     S[{packet_length}] = plen
@@ -133,7 +137,7 @@ def _v1_pass_egress(job, now_us, enq_qdepth=0, deq_qdepth=0, enq_timestamp=0, de
     if S[{egress_spec}] == _drop_port:
         result.dropped = True
         return result
-{compute}
+{pass_check}{compute}
     try:
         _v1_deparser(S, P)
     except _v1_ExitBlock:
@@ -148,7 +152,7 @@ def _v1_pass_egress(job, now_us, enq_qdepth=0, deq_qdepth=0, enq_timestamp=0, de
         parts.pop()
         out = _v1_deparse(parts) + P.payload
     if P.recirc is not None:
-        preserved = _v1_preserved(_v1_pl.slots, S, P.recirc)
+{pass_learn}        preserved = _v1_preserved(_v1_pl.slots, S, P.recirc)
         result.recirculate = _v1_IngressJob(out, 4, preserved)
         return result
     if P.truncate is not None and P.truncate < len(out):
@@ -176,10 +180,29 @@ INGRESS_BODY = """
             return _v1_IngressResult([], None, 1)
         S[{instance_type}] = 0
         plen = P.plen
-        state = (S, P.payload, plen, P.truncate, P.count_len, P.recirc)
+        state = (S, P.payload, plen, P.truncate, P.count_len, P.recirc, P.parsed, data)
         job = _v1_EgressJob(spec, S[{priority}], 0, S[{egress_rid}], plen, state)
         return _v1_IngressResult([job], None, 0)
     return _v1_ingress_end(_v1_pl, data, S, P)"""
+
+# Pass-through (interp/passthrough.py) of a recirculating pass whose header slots are those its
+# ingress parse got from the parse memo: the entry's last item learns, on the first such pass,
+# whether deparsing them gives the frame's own bytes back, and the slots compute wrote.
+PASS_CHECK = """
+    seen = None
+    if parsed is not None and P.recirc is not None and S[{lo}:{hi}] == parsed[0]:
+        seen = parsed[4]
+        kept = seen[0]
+        if kept:
+{restore}
+            preserved = _v1_preserved(_v1_pl.slots, S, P.recirc)
+            result.recirculate = _v1_IngressJob(data, 4, preserved)
+            return result
+"""
+PASS_LEARN = """
+        if seen is not None and seen[0] is None:
+            seen[0] = (True, {written}) if out == data else False
+"""
 
 _GUARDED = """
     try:
@@ -208,10 +231,17 @@ def _generate(x: Slots, ns: dict, pl: Pipeline) -> tuple[Any, Any, Any]:
         "ingress_port", "ingress_ts", "instance_type", "packet_length", "mcast_grp",
         "egress_spec", "priority", "egress_rid", "egress_port", "enq_timestamp", "enq_qdepth",
         "deq_timedelta", "deq_qdepth", "egress_ts")}
+    check = learn = ""
+    if x.pass_writes is not None:
+        lo, hi = x.hdr_range
+        restore = "".join(f"            S[{k}] = kept[{i + 1}]\n"
+                          for i, k in enumerate(x.pass_writes))
+        check = PASS_CHECK.format(lo=lo, hi=hi, restore=restore.rstrip("\n") or "            pass")
+        learn = PASS_LEARN.format(written="".join(f"S[{k}], " for k in x.pass_writes))
     body = INGRESS_BODY.format(
         verify=_GUARDED.format(fn="_v1_verify") if x.verify is not None else "", **slots)
     source = PASSES.format(
-        ingress_body=body,
+        ingress_body=body, pass_check=check.lstrip("\n"), pass_learn=learn.lstrip("\n"),
         compute=_GUARDED.format(fn="_v1_compute") if x.compute is not None else "",
         **slots,
     )
@@ -286,7 +316,7 @@ def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
             copy = S if i == len(members) - 1 else S[:]  # the original is discarded
             copy[x.egress_rid] = rid & 0xFFFF
             copy[x.instance_type] = REPLICATION
-            state = (copy, P.payload, P.plen, P.truncate, P.count_len, None)
+            state = (copy, P.payload, P.plen, P.truncate, P.count_len, None, None, None)
             result.egress.append(
                 EgressJob(out_port, copy[x.priority], REPLICATION, rid, P.plen, state)
             )
@@ -296,7 +326,7 @@ def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
         result.drops = 1
         return result
     S[x.instance_type] = NORMAL
-    state = (S, P.payload, P.plen, P.truncate, P.count_len, P.recirc)
+    state = (S, P.payload, P.plen, P.truncate, P.count_len, P.recirc, P.parsed, data)
     result.egress.append(EgressJob(spec, S[x.priority], NORMAL, S[x.egress_rid], P.plen, state))
     return result
 
@@ -341,7 +371,7 @@ def _replicas(
     for i, (out_port, rid) in enumerate(targets):
         replica = copy if i == last else copy[:]
         replica[x.egress_rid] = rid & 0xFFFF
-        state = (replica, P.payload, P.plen, None, P.count_len, None)
+        state = (replica, P.payload, P.plen, None, P.count_len, None, None, None)
         jobs.append(EgressJob(out_port, replica[x.priority], instance_type, rid, P.plen, state))
     return jobs
 

@@ -407,6 +407,7 @@ def _memo_lookup(fx: FnCtx, m: _Memo) -> None:
                 fx.line(f"{m.parser_error} = _hit[1]")
             fx.line("P.pos = _hit[2]")
             fx.line("P.steps = steps + _hit[3]")
+            fx.line("P.parsed = _hit")
             fx.line("return")
     fx.line("else:")
     with fx.indent():
@@ -422,7 +423,9 @@ def _memo_store(fx: FnCtx, m: _Memo) -> None:
         with fx.indent():
             fx.line(f"{m.var}.clear()")
         error = m.parser_error or "0"
-        fx.line(f"{m.var}[_key] = (S[{m.headers}], {error}, pos, steps - _steps0)")
+        # the last item: what a recirculating egress pass learnt (interp/passthrough.py)
+        fx.line(f"P.parsed = {m.var}[_key] = (S[{m.headers}], {error}, pos, steps - _steps0, "
+                "[None])")
 
 
 def _calls(decl: ir.ParserDecl) -> Iterator[ir.Call]:

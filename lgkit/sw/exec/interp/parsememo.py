@@ -7,7 +7,8 @@ transitions taken) then depends only on the first `memo_bytes` bytes of the pack
 when shorter), so it can be remembered per prefix. The generated parser does that for
 recirculated and resubmitted packets (instance_type != 0), which come back with the bytes an
 earlier pass produced (LinkGuardian's Tx-buffer copies loop with identical bytes); a fresh
-packet is always parsed.
+packet is always parsed. The pass gets the entry (`P.parsed`), which also keeps what a
+recirculating egress pass learnt about deparsing those headers (interp/passthrough.py).
 """
 
 from __future__ import annotations

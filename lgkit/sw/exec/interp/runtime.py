@@ -43,6 +43,7 @@ class Ctx:
         "dm",
         "count_len",
         "steps",
+        "parsed",
     )
 
     def __init__(self, data: bytes, now: int):
@@ -60,6 +61,7 @@ class Ctx:
         self.dm = 0
         self.count_len = len(data)
         self.steps = 0  # parser state transitions so far (bounded: error.ParserTimeout)
+        self.parsed: tuple | None = None  # the parse-memo entry of this parse (passthrough.py)
 
 
 def read_bits(data: bytes, pos: int, width: int) -> int:
