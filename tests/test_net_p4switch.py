@@ -45,6 +45,24 @@ def test_a_bmv2_without_thrift_is_named_in_one_line(tmp_path, monkeypatch) -> No
         FLAVOURS["bmv2"].command()
 
 
+def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
+    """BMv2's default log level is trace, and with no log sink it still formats every line
+    (a third of its CPU on the LG testbed, docs/bmv2.md): the kit turns it off."""
+    fake = tmp_path / "simple_switch_grpc"
+    fake.write_text("#!/bin/sh\necho '  --thrift-port arg'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    ports = [(1, "lgs1-eth1")]
+    silent = FLAVOURS["bmv2"].argv(ports, 2, 3, False, None)
+    assert silent == [str(fake), "-i", "1@lgs1-eth1", "--device-id", "2", "--no-p4",
+                      "--log-level", "off", "--thrift-port", "9092", "--",
+                      "--grpc-server-addr", "127.0.0.1:50053", "--cpu-port", "510",
+                      "--priority-queues", "3"]
+    logging = FLAVOURS["bmv2"].argv(ports, 2, 3, True, None)
+    assert "--log-console" in logging and "--log-level" not in logging
+    assert "--log-level" not in FLAVOURS["builtin"].argv(ports, 2, 3, False, None)
+
+
 def _forward_through(target: str, tmp_path) -> None:
     testbed = Testbed(load_spec("leafspine"), target, tmp_path, program=BASIC_PROGRAM,
                       rate_mbps=RATE_MBPS, log=lambda line: None)
