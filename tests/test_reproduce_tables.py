@@ -14,7 +14,6 @@ import pytest
 
 from lgkit.measure.metrics import quantile_ci
 from lgkit.measure.results import write_csv
-from lgkit.net.testbed.testbed import LINK_RATE_MBPS
 from lgkit.reproduce import fig10, figures, table2, table3
 from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed
 from lgkit.reproduce.fctrun import fct_table, gain_table, summarize, unresolved
@@ -32,7 +31,7 @@ def _goodput(label: str, loss: float, mbps: float, retx: int = 0) -> GoodputRow:
 
 @pytest.mark.parametrize(("target", "asked", "rate"),
                          [("builtin", None, REPRODUCE_RATE_MBPS["builtin"]),
-                          ("bmv2", None, LINK_RATE_MBPS["bmv2"]), ("builtin", 10.0, 10.0)])
+                          ("bmv2", None, REPRODUCE_RATE_MBPS["bmv2"]), ("builtin", 10.0, 10.0)])
 def test_testbed_experiments_run_at_the_lg_rate_unless_asked(target: str, asked: float | None,
                                                              rate: float, tmp_path: Path) -> None:
     ctx = SimpleNamespace(options=argparse.Namespace(rate_mbps=asked), target=target,
