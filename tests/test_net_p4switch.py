@@ -5,12 +5,13 @@ taking the protected link."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
 from lgkit.net.spec.topology import load_spec
-from lgkit.net.testbed.p4switch import FLAVOURS, TargetUnavailable
+from lgkit.net.testbed.p4switch import FLAVOURS, TargetUnavailable, grpc_address, wait_for_port
 from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed, port_commands
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
@@ -61,6 +62,20 @@ def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
     logging = FLAVOURS["bmv2"].argv(ports, 2, 3, True, None)
     assert "--log-console" in logging and "--log-level" not in logging
     assert "--log-level" not in FLAVOURS["builtin"].argv(ports, 2, 3, False, None)
+
+
+def test_bmv2_starts_with_the_kits_flags() -> None:
+    """The real simple_switch_grpc accepts the flags the kit gives it (no interfaces: no root)."""
+    if shutil.which("simple_switch_grpc") is None:
+        pytest.skip("bmv2: simple_switch_grpc not installed")
+    device_id = 90  # clear of the testbeds' switches 1..n
+    process = subprocess.Popen(FLAVOURS["bmv2"].argv([], device_id, 3, False, None),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for_port(grpc_address(device_id), 30.0, process)
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def _forward_through(target: str, tmp_path) -> None:
