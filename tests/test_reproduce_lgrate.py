@@ -7,10 +7,13 @@ import math
 import pytest
 
 from lgkit.measure.wirecap import RetxDelays
+from lgkit.net.spec.topology import load_spec
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.reproduce import registry
 from lgkit.reproduce.lgrate import (
     Probe,
     delay_percentiles,
+    describe_losses,
     search,
     summary,
     timeout_check,
@@ -79,7 +82,7 @@ def test_summary_of_one_and_of_several_searches() -> None:
 
 def probe(rate: float, delay_max_ms: float, timeout_ms: float, passed: bool = True) -> Probe:
     return Probe(rate, 9.0, 9.0, 0.01, 0.0, 0, 30, 0, 5, 5, 100, 100, 0, timeout_ms, 1.0,
-                 delay_max_ms, delay_max_ms, "", "", 1.0, passed, "")
+                 delay_max_ms, delay_max_ms, "none", "", "", 1.0, passed, "")
 
 
 def test_delay_percentiles_in_ms() -> None:
@@ -94,3 +97,21 @@ def test_timeout_check_names_the_worst_passing_rate() -> None:
     assert check.passed and "max 200 ms vs 250 ms at 20 Mb/s" in check.text
     assert not timeout_check([probe(10, 300.0, 250.0)]).passed
     assert not timeout_check([probe(10, math.nan, 250.0)]).passed
+
+
+def test_losses_in_switches_are_named_by_switch_and_cause() -> None:
+    lost = {("tx", "queue_full port 2 prio 1"): 41, ("rx", "rx_socket_overflow"): 3}
+    assert describe_losses(lost) == "rx rx_socket_overflow: 3; tx queue_full port 2 prio 1: 41"
+    assert describe_losses({}) == "none"
+
+
+def test_drops_outside_p4_leave_out_the_programs_own_and_the_switch_totals(tmp_path) -> None:
+    testbed = Testbed(load_spec("fig7"), "builtin", tmp_path)
+    before = {("tx", "egress_drop"): 10, ("tx", "queue_full"): 1,
+              ("tx", "queue_full port 2 prio 1"): 1}
+    after = {("tx", "egress_drop"): 900, ("tx", "ingress_drop"): 5, ("tx", "queue_full"): 42,
+             ("tx", "queue_full port 2 prio 1"): 42, ("rx", "rx_socket_overflow"): 3,
+             ("dn", "tx_error"): 0}
+    testbed.drop_counts = lambda: after  # type: ignore[method-assign]
+    assert testbed.drops_outside_p4(before) == {("tx", "queue_full port 2 prio 1"): 41,
+                                                ("rx", "rx_socket_overflow"): 3}

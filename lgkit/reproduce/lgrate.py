@@ -93,6 +93,10 @@ class Probe:
     retx_delay_max_ms: float
     """Retransmission delays on the wire before the receiver (brief §6: from the frame that
     reveals a loss to the first retransmitted copy; NaN without a capture)."""
+    lost_in_switches: str
+    """Packets the switches lost outside their P4 programs during the LG flow, by switch and
+    cause, e.g. 'tx queue_full port 2 prio 1: 41' ('none'; 'n/a' on BMv2, which does not count
+    them): these never reach LG, so it cannot recover them."""
     cpu_share: str
     "CPU seconds per wall second of each switch during the LG flow, e.g. 'up 0.21 tx 0.95'."
     passes_per_packet: str
@@ -259,7 +263,7 @@ class RateBed:
         tx, rx = self.sender, self.receiver
         try:
             self.protection.enable(CORRUPTION)
-            lg0, passes0 = self._lg_counts(), self.passes()
+            lg0, passes0, drops0 = self._lg_counts(), self.passes(), self.testbed.drop_counts()
             pids = self._pids()
             cpu0 = {s: cpu_seconds(p) for s, p in pids.items()}
             pcap = self.ctx.store.path / f"wire-{rate_mbps:g}.pcap"
@@ -270,6 +274,7 @@ class RateBed:
             cpu = {s: (cpu_seconds(p) - cpu0[s]) / wall for s, p in pids.items()}
             lg = {k: v - lg0[k] for k, v in self._lg_counts().items()}
             passes = {s: (v - passes0[s]) / max(1, delta.d) for s, v in self.passes().items()}
+            lost = self.testbed.drops_outside_p4(drops0)
             tx_max = self.register(tx, "lg_tx_buf_max_pkts", rx)
             rx_max = self.register(rx, "lg_rx_buf_max_pkts", tx)
             timeout_ms = self.protection.params(CORRUPTION).ack_timeout_us / 1000
@@ -285,9 +290,16 @@ class RateBed:
                      delta.actual_loss, delta.effective_loss, retransmits, lg["retx"],
                      lg["timeouts"], tx_max, rx_max, lg["dummies"], lg["acks"], lg["pauses"],
                      timeout_ms, *delay_percentiles(delays),
+                     describe_losses(lost) if self.ctx.target == "builtin" else "n/a",
                      " ".join(f"{s} {c:.2f}" for s, c in cpu.items()),
                      " ".join(f"{s} {p:.1f}" for s, p in passes.items()),
                      round(os.getloadavg()[0], 2), passed, why)
+
+
+def describe_losses(lost: dict[tuple[str, str], int]) -> str:
+    """'tx queue_full port 2 prio 1: 41; rx rx_socket_overflow: 3' ('none' if nothing)."""
+    return "; ".join(f"{switch} {cause}: {count}"
+                     for (switch, cause), count in sorted(lost.items())) or "none"
 
 
 def preflight(options: Any) -> str | None:
@@ -344,8 +356,9 @@ def run(ctx: Context) -> list[Comparison]:
         ctx.log(f"{rate:g} Mb/s: no loss {probe.clean_mbps:.1f}, LG {probe.lg_mbps:.1f} Mb/s, "
                 f"effective {probe.effective_loss:.1e}, LG retx {probe.lg_retx}, timeouts "
                 f"{probe.lg_timeouts}, Tx/Rx buffer max {probe.tx_buf_max_pkts}/"
-                f"{probe.rx_buf_max_pkts} pkts, retx delay p50/p99/max {probe.retx_delay_p50_ms}/"
-                f"{probe.retx_delay_p99_ms}/{probe.retx_delay_max_ms} ms (timeout "
+                f"{probe.rx_buf_max_pkts} pkts, lost in switches {probe.lost_in_switches}, "
+                f"retx delay p50/p99/max {probe.retx_delay_p50_ms}/{probe.retx_delay_p99_ms}/"
+                f"{probe.retx_delay_max_ms} ms (timeout "
                 f"{probe.ack_timeout_ms:g}), CPU {probe.cpu_share}, passes/pkt "
                 f"{probe.passes_per_packet or 'n/a'}, load {probe.load_average}: "
                 f"{'pass' if probe.passed else 'FAIL (' + probe.why + ')'}")
@@ -386,7 +399,8 @@ def _table(ctx: Context, probes: list[Probe], found: list[float | None], seconds
     rows = [Row(f"{p.rate_mbps:g} Mb/s",
                 [p.clean_mbps, p.lg_mbps, p.effective_loss, p.lg_timeouts,
                  p.retx_delay_p99_ms, p.retx_delay_max_ms, p.ack_timeout_ms,
-                 p.tx_buf_max_pkts, p.rx_buf_max_pkts, "pass" if p.passed else "FAIL"])
+                 p.tx_buf_max_pkts, p.rx_buf_max_pkts, p.lost_in_switches,
+                 "pass" if p.passed else "FAIL"])
             for p in sorted(probes, key=lambda p: p.rate_mbps)]
     best = min((rate or 0.0) for rate in found)
     highest = summary(found)
@@ -396,10 +410,11 @@ def _table(ctx: Context, probes: list[Probe], found: list[float | None], seconds
     return Comparison(
         f"LG link rate at {CORRUPTION:g} corruption ({ctx.target})",
         ["no loss Mb/s", "LG Mb/s", "effective", "timeouts", "retx p99 ms", "retx max ms",
-         "timeout ms", "Tx max", "Rx max", "verdict"],
+         "timeout ms", "Tx max", "Rx max", "lost in switches", "verdict"],
         rows, scale=scale,
         units=f"{seconds:g} s CUBIC flows h1 -> h3; buffers in packets; retx: retransmission "
-              "delay on the wire before the receiver",
+              "delay on the wire before the receiver; lost in switches: outside P4, during the "
+              "LG flow (built-in target)",
         notes=[f"pass: no-loss flow >= {CARRY_SHARE:.0%} of the hosts' rate, effective loss "
                f"<= {max_effective:g}, LG goodput >= {GOODPUT_SHARE:.0%} of no loss",
                "paper (Table 3, 10G): LG 9.2 Gb/s at 1e-2 vs 9.47 without loss"],

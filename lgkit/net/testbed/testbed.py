@@ -28,6 +28,10 @@ margin for a busy machine."""
 QUEUE_DEPTH = 256
 "Packets per port queue: absorbs the scheduling hiccups of software switches on a busy host."
 
+PIPELINE_DROPS = ("ingress_drop", "egress_drop")
+"""`show_drops` causes the P4 program decided (LinkGuardian drops acknowledged Tx copies, spare
+retransmitted copies and dummies by design); every other cause lost a packet outside it."""
+
 HOST_SHARE = 0.95
 """Hosts send at this share of the link rate (tbf on their interface), so the bottleneck is
 the sender's own queue, as with the paper's line-rate NICs: TCP then loses nothing in switch
@@ -117,6 +121,17 @@ class Testbed:
                 if value.strip().isdigit():
                     counts[(switch, cause.strip())] = int(value)
         return counts
+
+    def drops_outside_p4(self, before: dict[tuple[str, str], int]) -> dict[tuple[str, str], int]:
+        """(switch, cause) -> packets lost outside the P4 programs since `before` (a
+        `drop_counts`): a traffic manager's tail drops by queue (`queue_full port P prio Q`,
+        not the switch's total), socket overflows, failed sends, ... (built-in target only)."""
+        lost = {}
+        for (switch, cause), count in self.drop_counts().items():
+            if cause not in PIPELINE_DROPS and cause != "queue_full":
+                if count > before.get((switch, cause), 0):
+                    lost[(switch, cause)] = count - before.get((switch, cause), 0)
+        return lost
 
     def stop(self) -> None:
         """Close sessions and stop the network (safe to call twice)."""

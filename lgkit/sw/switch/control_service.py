@@ -31,6 +31,9 @@ GROUPS = (0, 65535)  # mcast_grp: bit<16>
 RIDS = (0, 65535)  # egress_rid: bit<16>
 MIRROR_SESSIONS = (0, 32767)  # BMv2's mirroring sessions (32768 and above: not found)
 COUNTS = (0, 2**31 - 1)  # queue depths, burst sizes (Thrift i32 in BMv2)
+QUEUE_FULL_AT = "queue_full port"
+"""How `show_drops` names one queue's tail drops: `queue_full port <port> prio <prio>: <n>`
+(beside the switch's total `queue_full`)."""
 
 
 class CommandError(Exception):
@@ -177,8 +180,11 @@ class SwitchCommands:
         return json.dumps(self.switch.tm.describe(), indent=1)
 
     def show_drops(self, args: list[str]) -> str:
-        drops = self.switch.counters()["drops"]
-        return "\n".join(f"{cause}: {count}" for cause, count in drops.items()) or "no drops"
+        counters = self.switch.counters()
+        lines = [f"{cause}: {count}" for cause, count in counters["drops"].items()]
+        lines += [f"{QUEUE_FULL_AT} {port} prio {prio}: {count}"
+                  for (port, prio), count in counters["queue_drops"].items()]
+        return "\n".join(lines) or "no drops"
 
     def show_passes(self, args: list[str]) -> str:
         passes = self.switch.counters()["passes"]

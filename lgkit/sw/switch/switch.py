@@ -298,10 +298,12 @@ class Switch:
         backend.send(data)
 
     def counters(self) -> dict[str, Any]:
-        """Drop counters by cause, pipeline passes by kind and per-port frame counters."""
+        """Drop counters by cause, the traffic manager's tail drops by (port, priority) queue,
+        pipeline passes by kind and per-port frame counters."""
         with self.lock:
             return {
                 "drops": dict(sorted(self.drops.items())),
+                "queue_drops": dict(sorted(self.tm.queue_drops.items())),
                 "passes": dict(sorted(self.passes.items())),
                 "ports": {p: s.as_dict() for p, s in sorted(self.port_stats.items())},
             }

@@ -93,6 +93,9 @@ class TrafficManager:
         self.priority_queues = priority_queues
         self.transmit = transmit
         self.drops: Counter[str] = drops if drops is not None else Counter()
+        self.queue_drops: Counter[tuple[int, int]] = Counter()
+        """Of the `queue_full` drops, how many each (port, priority) queue took (a port's clone
+        lane counts as the port)."""
         # How late a timer may fire and still have its departure counted at the due time (real
         # time: the loop may be busy or descheduled; virtual time: never late, so 0 = exact
         # BMv2 rule).
@@ -266,7 +269,7 @@ class TrafficManager:
         if not (state.queued or state.busy or state.rate_bps or q.pps or q.paused):
             # The fast path: an idle, unshaped port sends the packet at once (no queueing).
             if q.depth == 0:
-                self.drops["queue_full"] += 1
+                self._full(job.port, prio)
                 return
             now_us = self.clock.now_ns() // 1000
             state.busy = True
@@ -279,11 +282,11 @@ class TrafficManager:
             return
         items = q.items
         if len(items) >= q.depth:
-            self.drops["queue_full"] += 1
+            self._full(job.port, prio)
             return
         if q.depth_bytes:
             if q.bytes + job.length > q.depth_bytes:
-                self.drops["queue_full"] += 1
+                self._full(job.port, prio)
                 return
             q.bytes += job.length
         if self.cell_bytes:
@@ -294,6 +297,11 @@ class TrafficManager:
         state.queued += 1
         if not state.busy:
             self._serve(state)
+
+    def _full(self, port: int, prio: int) -> None:
+        """Count a tail drop: a packet found its queue full."""
+        self.drops["queue_full"] += 1
+        self.queue_drops[(port, prio)] += 1
 
     def _serve(self, state: Port) -> None:
         """Send the packets of `state` that may leave now; arm a timer for the next one."""
