@@ -20,12 +20,17 @@ CLONE_INSTANCE_TYPES = (1, 2)
 Transmit = Callable[[Any, int, int, int, int, int], int]
 
 
-def wire_start_ps(now_ns: int, tat_ps: int) -> int:
+def wire_start_ps(now_ns: int, tat_ps: int, ready_ns: int = 0, late_ns: int = 0) -> int:
     """When a frame sent at `now_ns` starts on a wire that is free from `tat_ps`: back to back
     with the previous frame if only the rounding of timers to whole ns separates them (so a
-    backlogged port keeps its exact rate), else now."""
+    backlogged port keeps its exact rate); else when it was due, max(`tat_ps`, `ready_ns`: when
+    its queue let it go), if that is less than `late_ns` ago (a real-time timer that fired late
+    because the event loop was busy or descheduled does not idle the wire); else now."""
     now_ps = now_ns * 1000
-    return tat_ps if tat_ps > now_ps - 1000 else now_ps
+    if tat_ps > now_ps - 1000:
+        return tat_ps
+    due_ps = max(tat_ps, ready_ns * 1000)
+    return due_ps if now_ps - due_ps < late_ns * 1000 else now_ps
 
 
 class Queue:
@@ -96,9 +101,9 @@ class TrafficManager:
         self.queue_drops: Counter[tuple[int, int]] = Counter()
         """Of the `queue_full` drops, how many each (port, priority) queue took (a port's clone
         lane counts as the port)."""
-        # How late a timer may fire and still have its departure counted at the due time (real
-        # time: the loop may be busy or descheduled; virtual time: never late, so 0 = exact
-        # BMv2 rule).
+        # How late a timer may fire and still have its departure counted at the due time, by a
+        # queue's packet rate and by a port's bit rate (real time: the loop may be busy or
+        # descheduled; virtual time: never late, so 0 = exact BMv2 rule).
         self.late_tolerance_ns = late_tolerance_ns
         self.ports: dict[int, Port] = {}
         self.clone_lanes: dict[int, Port] = {}
@@ -164,9 +169,10 @@ class TrafficManager:
                       min_frame_bytes: int | None = None) -> None:
         """Limit a port to `rate_bps` (0 = unlimited) with a burst allowance.
 
-        The default burst is 1 ms at the rate (at least two 1514 B frames), enough to absorb
-        event-loop timer lateness in real time. `framing_bytes` is added to every packet (24
-        for Ethernet preamble, FCS and inter-frame gap) after padding it to `min_frame_bytes`
+        The default burst is 1 ms at the rate (at least two 1514 B frames); in real time a
+        timer later than the burst covers is caught up within `late_tolerance_ns`.
+        `framing_bytes` is added to every packet (24 for Ethernet preamble, FCS and
+        inter-frame gap) after padding it to `min_frame_bytes`
         (the link's minimum frame, so that short frames cost the port what they cost the
         wire); None keeps the port's value (0 at first, the link's in a virtual network)."""
         rate = int(rate_bps)
@@ -342,15 +348,17 @@ class TrafficManager:
                 chosen.bytes -= job.length
             if self.cell_bytes:
                 chosen.cells -= -(-job.length // self.cell_bytes)
+            ready = enq_ns
             if chosen.pps:
                 # when it should have left: when it was due, or enqueued if that was later
-                ideal = max(chosen.next_due_ns, enq_ns)
-                start = ideal if now - ideal < self.late_tolerance_ns else now
+                ready = max(chosen.next_due_ns, enq_ns)
+                start = ready if now - ready < self.late_tolerance_ns else now
                 chosen.next_due_ns = start + int(1e9 / chosen.pps)
             sent = self.transmit(job, now // 1000, enq_depth, len(chosen.items), enq_ns // 1000,
                                  (now - enq_ns) // 1000)
             if state.rate_bps and sent:
-                state.tat_ps = wire_start_ps(now, state.tat_ps) + state.wire_ps(sent)
+                state.tat_ps = wire_start_ps(now, state.tat_ps, ready, self.late_tolerance_ns) \
+                    + state.wire_ps(sent)
         self._wake(state, clock.now_ns())
 
     def _wake(self, state: Port, t_ns: int) -> None:
