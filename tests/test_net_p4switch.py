@@ -20,7 +20,7 @@ RATE_MBPS = 10.0
 
 def test_port_commands_per_target() -> None:
     assert port_commands("builtin", [1, 2], 20.0) == [
-        "set_queue_depth 256 1", "set_queue_depth 256 2",
+        "set_queue_depth 1024 1", "set_queue_depth 1024 2",
         "set_port_rate 20000000 1", "set_port_rate 20000000 2"]
     assert port_commands("bmv2", [3], 12.0) == ["set_queue_depth 256 3", "set_queue_rate 1000 3"]
 

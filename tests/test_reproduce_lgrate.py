@@ -8,7 +8,8 @@ import pytest
 
 from lgkit.measure.wirecap import RetxDelays
 from lgkit.net.spec.topology import load_spec
-from lgkit.net.testbed.testbed import Testbed
+from lgkit.net.testbed.lgprotection import RECIRC_QUEUE_DEPTH
+from lgkit.net.testbed.testbed import QUEUE_DEPTH, Testbed
 from lgkit.reproduce import registry
 from lgkit.reproduce.lgrate import (
     Probe,
@@ -19,6 +20,7 @@ from lgkit.reproduce.lgrate import (
     timeout_check,
     verdict,
 )
+from lgkit.sw.switch.switch import RECIRC_QUEUE_CAPACITY
 
 
 def test_lgrate_is_registered_as_a_testbed_experiment() -> None:
@@ -115,3 +117,7 @@ def test_drops_outside_p4_leave_out_the_programs_own_and_the_switch_totals(tmp_p
     testbed.drop_counts = lambda: after  # type: ignore[method-assign]
     assert testbed.drops_outside_p4(before) == {("tx", "queue_full port 2 prio 1"): 41,
                                                 ("rx", "rx_socket_overflow"): 3}
+
+
+def test_builtin_port_queues_hold_what_lgs_hold_or_reordering_buffer_can_release() -> None:
+    assert QUEUE_DEPTH["builtin"] >= max(RECIRC_QUEUE_CAPACITY, RECIRC_QUEUE_DEPTH)

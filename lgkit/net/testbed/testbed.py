@@ -25,8 +25,16 @@ BMv2: `lgkit reproduce lgrate --target bmv2` found 2.8 Mb/s the highest rate wit
 loss at 1e-2 corruption and LG's goodput within 10% of no loss (docs/bmv2.md); 2.5 leaves a
 margin for a busy machine."""
 
-QUEUE_DEPTH = 256
-"Packets per port queue: absorbs the scheduling hiccups of software switches on a busy host."
+QUEUE_DEPTH = {"builtin": 1024, "bmv2": 256}
+"""Packets per port queue, per target: absorbs the scheduling hiccups of software switches on a
+busy host and the bursts LinkGuardian lets out at once: the sender's hold (its stand-in for a
+paused queue) and the receiver's reordering buffer can each release what they hold, up to the
+built-in switch's recirculation capacity (1024 packets), and a software switch's recovery
+takes tens of ms, hundreds of packets at 50-75 Mb/s. At 256 those releases overflowed the LG
+sender's protected port and the receiver's port onward: packets lost before LG numbered them
+or after it delivered them, which it cannot recover (docs/performance.md, 2026-11-28). The
+hosts' tbf is the bottleneck (HOST_SHARE), so the queues are short otherwise. BMv2 (at most a
+few Mb/s) keeps 256, as measured there (docs/bmv2.md)."""
 
 PIPELINE_DROPS = ("ingress_drop", "egress_drop")
 """`show_drops` causes the P4 program decided (LinkGuardian drops acknowledged Tx copies, spare
@@ -146,8 +154,8 @@ class Testbed:
 
 def port_commands(target: str, ports: list[int], rate_mbps: float) -> list[str]:
     """Runtime-CLI lines that cap every port at rate_mbps (BMv2: queue rate in 1500 B pps) and
-    give its queues QUEUE_DEPTH packets."""
-    depths = [f"set_queue_depth {QUEUE_DEPTH} {port}" for port in ports]
+    give its queues the target's QUEUE_DEPTH packets."""
+    depths = [f"set_queue_depth {QUEUE_DEPTH[target]} {port}" for port in ports]
     if target == "bmv2":
         pps = max(1, round(rate_mbps * 1e6 / (8 * 1500)))
         return depths + [f"set_queue_rate {pps} {port}" for port in ports]

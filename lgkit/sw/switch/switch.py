@@ -18,7 +18,7 @@ REAL_TIME_LATE_TOLERANCE_NS = 10_000_000
 """How late a real-time timer of the traffic manager may fire (the event loop busy with a batch of
 passes, the process descheduled on a shared CPU) and still have its departure counted when it
 was due, for queue rates and port rates alike: the following packets catch up, so a shaped port
-keeps its rate. With LinkGuardian on at 60 Mb/s, the LG sender's timers fired 2-13 ms late
+keeps its rate. With LinkGuardian on at 60 Mb/s, the LG sender's timers fired 2-16 ms late
 hundreds of times in a 5 s flow: with no tolerance on the port rate its protected port stood
 idle 26% of the time while packets waited, with 2 ms 18%, with 10 ms 0.4%; the queue behind it
 overflowed and lost packets LG never saw (docs/performance.md)."""
