@@ -15,8 +15,9 @@ import pytest
 from lgkit.measure.metrics import quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.reproduce import fig10, figures, table2, table3
-from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed
-from lgkit.reproduce.fctrun import fct_table, gain_table, summarize, unresolved
+from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, median_srtt_ms
+from lgkit.reproduce.context import ReproduceError
+from lgkit.reproduce.fctrun import RowCounter, fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
 from lgkit.reproduce.fig11 import gain_check
 from lgkit.reproduce.tcprun import GoodputRow
@@ -37,6 +38,14 @@ def test_testbed_experiments_run_at_the_lg_rate_unless_asked(target: str, asked:
     ctx = SimpleNamespace(options=argparse.Namespace(rate_mbps=asked), target=target,
                           store=SimpleNamespace(path=tmp_path), log=print)
     assert Bed(ctx).rate_mbps == rate
+
+
+def test_base_rtt_is_the_median_srtt_of_the_finished_connections() -> None:
+    flows = [{"rtt_us": rtt, "error": ""} for rtt in ("480", "510", "2900")]
+    flows.append({"rtt_us": "0", "error": "TimeoutError: "})  # a failed flow has no RTT
+    assert median_srtt_ms(flows) == pytest.approx(0.51)
+    with pytest.raises(ReproduceError, match="cannot reach h3"):
+        median_srtt_ms([{"rtt_us": "0", "error": "ConnectionRefusedError: refused"}])
 
 
 def test_table3_shares_of_the_link_and_the_goal() -> None:
@@ -195,3 +204,17 @@ def test_find_run_prefers_the_environment_then_reference(monkeypatch, tmp_path) 
     assert figures.find_run("table3") == tmp_path / "table3"
     with pytest.raises(FileNotFoundError, match="lgkit reproduce fig9"):
         figures.find_run("fig9")
+
+
+def test_row_counter_counts_appended_rows_only_once(tmp_path: Path) -> None:
+    path = tmp_path / "fct-LG.csv"
+    counter = RowCounter(path)
+    assert counter.rows() == 0  # no file yet
+    path.write_text("flow,fct_us\n")
+    assert counter.rows() == 0  # the header is not a row
+    with path.open("a") as handle:
+        handle.write("0,900\n1,950\n2,9")  # the third row is still being written
+        handle.flush()
+        assert counter.rows() == 2
+        handle.write("80\n")
+    assert counter.rows() == 3 and counter.offset == path.stat().st_size

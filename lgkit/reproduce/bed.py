@@ -6,9 +6,10 @@ What TCP's reaction to a loss depends on is time measured in round trips, so the
 is scaled by the base RTT: the paper's 1 ms at a ~30 us RTT is ~33 RTTs, and ours is the same
 number of our (measured) RTTs. Scaling it by the link rate instead would give 10 s at 1/10000:
 our RTT is not 10000x theirs, it is set by the software switches' per-packet time, not by
-serialization. The base RTT is the median of back-to-back pings h1 -> h3 (the next sent when
-the last returns), the path as a closed-loop flow workload keeps it busy: pings spaced out
-let the VM's CPUs idle between packets and read up to twice the RTT TCP then sees.
+serialization. The base RTT is what TCP itself measures on the idle path (LG off, no
+corruption): the median smoothed RTT (tcp_info) of short closed-loop connections h1 -> h3, the
+RTT the kernel adds rto_min to. Pings read the path differently from TCP and drifted from it
+run to run (back-to-back pings 0.53-1.11 ms while TCP's srtt was 0.47-0.98 ms).
 Everything else follows the authors' host settings.
 """
 
@@ -18,19 +19,23 @@ import argparse
 import dataclasses
 import math
 import os
-import re
+import shlex
 import statistics
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_ops, ecn_ops
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.p4poll import Cell, Reader, switch_reader
+from lgkit.measure.results import read_table
 from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
+from lgkit.net.lifecycle import naming
 from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
@@ -82,8 +87,14 @@ MODES = ("off", "lg", "lg_nb")
 NICE = -10
 """CPU priority of the testbed (switches, hosts' programs): software switches that wait for a
 CPU behind other work on the machine add milliseconds of latency that no real link has."""
-PING_TIME = re.compile(r"time=([\d.]+) ms")
-BASE_RTT_PINGS = 200
+FCT_PORT = 5300
+"The FCT workload's server port in h3."
+BASE_RTT_FLOWS = 200
+"""Short connections whose TCP smoothed RTTs give the base RTT, after as many that warm the
+path up (a new testbed's first connections are slower: 3.7 ms for the first; 0.66-0.74 ms
+medians over the first 150 on one testbed whose later flows read 0.5)."""
+BASE_RTT_BYTES = 143
+"Request size of those connections (the answer is 4 B): one packet each way."
 REALTIME_PRIORITY = 1
 """SCHED_RR priority of the testbed with --realtime (the lowest real-time one): FCT tails are
 what those experiments measure, and on a shared 2-core machine any runnable process ahead of
@@ -135,6 +146,42 @@ def paper_congestion(asked: str | None, paper: str, stand_in: str,
         return paper
     log(f"{why}: running {stand_in} where the paper ran {paper} (every table says so)")
     return stand_in
+
+
+def median_srtt_ms(flows: Iterable[dict[str, str]]) -> float:
+    """The median TCP smoothed RTT (ms) of the finished flows of an FCT workload table."""
+    srtts = [float(f["rtt_us"]) / 1000 for f in flows if not f["error"]]
+    if not srtts:
+        raise ReproduceError("h1 cannot reach h3 through the testbed: no TCP connection "
+                             "finished")
+    return statistics.median(srtts)
+
+
+class FctServer:
+    """The kit's FCT server in a host (recorded for cleanup)."""
+
+    def __init__(self, host: Any, congestion: str | None = None, port: int = FCT_PORT) -> None:
+        self.host, self.congestion, self.port = host, congestion, port
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> FctServer:
+        argv = [sys.executable, "-m", "lgkit.workloads.fct", "server", "--port", str(self.port)]
+        if self.congestion:
+            argv += ["--congestion", self.congestion]
+        self.process = self.host.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
+        naming.write_pid("fct", f"{self.host.name}-server", self.process.pid)
+        line = self.process.stdout.readline()
+        if "listening" not in line:
+            self.__exit__()
+            raise ReproduceError(f"FCT server did not start: {self.process.stderr.read()[-300:]}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(5)
+        naming.pid_file("fct", f"{self.host.name}-server").unlink(missing_ok=True)
 
 
 class Bed:
@@ -237,12 +284,17 @@ class Bed:
         self.ctx.note(ecn_threshold_packets=packets)
 
     def _base_rtt_ms(self) -> float:
-        """Median RTT h1 -> h3 of back-to-back pings (ping -A: the next when the last returns)."""
-        out = self.host("h1").cmd(f"ping -A -c {BASE_RTT_PINGS} {self.ip('h3')}")
-        times = [float(t) for t in PING_TIME.findall(out)]
-        if not times:
-            raise ReproduceError(f"h1 cannot reach h3 through the testbed: {out.strip()[-200:]}")
-        return statistics.median(times)
+        """TCP's RTT h1 -> h3 on the idle path: the median smoothed RTT of BASE_RTT_FLOWS
+        closed-loop connections of the FCT workload after as many warm-up ones (all kept as
+        base_rtt.csv in the run)."""
+        out = self.ctx.store.path / "base_rtt.csv"
+        with FctServer(self.host("h3")):
+            self.host("h1").cmd(shlex.join(
+                [sys.executable, "-m", "lgkit.workloads.fct", "client", "--server",
+                 self.ip("h3"), "--port", str(FCT_PORT), "--flows", str(2 * BASE_RTT_FLOWS),
+                 "--size", str(BASE_RTT_BYTES), "--timeout", "5", "--out", str(out)]))
+        rows = read_table(out.parent, out.stem) if out.exists() else []
+        return median_srtt_ms(rows[BASE_RTT_FLOWS:])
 
     def scale(self) -> str:
         """One line: target, rates, the factor against the paper, RTT and rto_min."""
