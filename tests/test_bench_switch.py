@@ -48,6 +48,7 @@ def test_bmv2_runs_on_its_own_ports_and_localhost(tmp_path: Path, monkeypatch) -
     assert cmd[0].endswith("simple_switch_grpc") and "1@lgkxs1" in cmd and "2@lgkxs2" in cmd
     assert cmd[cmd.index("--thrift-port") + 1] == sut.thrift != "9090"
     assert cmd[cmd.index("--notifications-addr") + 1].startswith(f"ipc://{tmp_path}")
+    assert cmd[cmd.index("--log-level") + 1] == "off"
     assert cmd[cmd.index("--grpc-server-addr") + 1].startswith("127.0.0.1:")
 
 

@@ -288,10 +288,11 @@ class Bmv2UnderTest:
 
     def command(self, pair: HostPair) -> list[str]:
         """Its own Thrift port and notifications socket (other BMv2s may run on the machine),
-        its gRPC server (simple_switch_grpc) on localhost only."""
+        its gRPC server (simple_switch_grpc) on localhost only, and its log level off: at its
+        default (trace) BMv2 formats every log line even with no sink (docs/bmv2.md)."""
         self.thrift = str(free_tcp_port())
         cmd = [str(self.binary), "-i", f"1@{pair.sw1}", "-i", f"2@{pair.sw2}",
-               "--thrift-port", self.thrift,
+               "--thrift-port", self.thrift, "--log-level", "off",
                "--notifications-addr", f"ipc://{self.work.resolve()}/notifications.ipc",
                self.json]
         if Path(str(self.binary)).name == "simple_switch_grpc":
