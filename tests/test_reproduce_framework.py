@@ -128,6 +128,8 @@ def test_cli_lists_and_reports_errors(fake, tmp_path, capsys) -> None:
 
 
 def test_every_registered_experiment_is_importable_and_has_run() -> None:
+    names = [entry.name for entry in registry.ENTRIES]
+    assert len(names) == len(set(names)) == len(registry.EXPERIMENTS)  # --list shows each once
     for entry in registry.ENTRIES:
         module = registry.load(entry)
         assert callable(module.run), entry.name

@@ -57,9 +57,6 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("lgrate", "lgkit.reproduce.lgrate", "Table 3 (10G, 1e-2)",
           "the highest link rate at which LG masks 1e-2 corruption on this machine",
           network=True),
-    Entry("lgrate", "lgkit.reproduce.lgrate", "Table 3 (10G, 1e-2)",
-          "the highest link rate at which LG masks 1e-2 corruption on this machine",
-          network=True),
 )
 "Every experiment, in the order `--list` shows them. Add one line per new experiment."
 
