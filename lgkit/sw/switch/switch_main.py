@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any
 
+from .collector import Collector
 from .control_service import CommandError, ControlClient, SwitchCommands, control_handler
 from .linkrate import parse_port_rates, shaped_rate_bps
 from .ports import PortLoop
@@ -239,12 +240,14 @@ def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None)
     switch = Switch(device_id=args.device_id, cpu_port=args.cpu_port,
                     priority_queues=args.priority_queues, drop_port=args.drop_port, log=log,
                     max_parser_transitions=args.max_parser_transitions)
+    collector = Collector()
+    switch.on_pipeline_change.append(collector.on_pipeline_change)
     if args.program is not None:
         try:
             switch.set_pipeline(load_program(args.program))
         except ValueError as exc:
             return _error(str(exc))
-    return _serve(switch, args, log)
+    return _serve(switch, args, log, collector)
 
 
 def _error(message: str, status: int = 1) -> int:
@@ -252,7 +255,8 @@ def _error(message: str, status: int = 1) -> int:
     return status
 
 
-def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int:
+def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger,
+           collector: Collector) -> int:
     from lgkit.sw.p4runtime.server import P4RuntimeServer
 
     if args.pcap is not None:
@@ -276,6 +280,7 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
             server.stop()
         loop.close()
         return _error(str(exc))
+    collector.start()
     stop = _StopRequest()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, stop.request)
@@ -292,6 +297,7 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger) -> int
     if thrift is not None:
         thrift.stop()
     server.stop()
+    print(f"lgkit switch: stopped; {collector.summary()}", flush=True)
     if worker.is_alive():
         log.error("a pipeline pass did not end within %.0f s of the stop request; exiting "
                   "without closing the ports", STOP_GRACE_S)
