@@ -6,9 +6,9 @@ import shutil
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 
 DEFAULT_PORT = 6390
 "Not Redis's default 6379, so a system Redis is never touched."
@@ -55,15 +55,8 @@ class RedisServer:
 
     def stop(self) -> None:
         """Stop the server."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, 5.0, naming.pid_file("redis", str(self.port)))
         self.process = None
-        Path(naming.pid_file("redis", str(self.port))).unlink(missing_ok=True)
 
     def __enter__(self) -> RedisServer:
         return self.start()

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from lgkit.net.lifecycle.child import stop_process
+
 ETHERTYPE_LG = 0xABCD
 SEQ_SPACE = 1 << 17
 "(era, seq_no): 17-bit serial numbers."
@@ -112,10 +114,4 @@ class WireCapture:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        stop_process(self.process, 5.0)

@@ -36,6 +36,7 @@ from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
@@ -178,10 +179,7 @@ class FctServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(5)
-        naming.pid_file("fct", f"{self.host.name}-server").unlink(missing_ok=True)
+        stop_process(self.process, 5.0, naming.pid_file("fct", f"{self.host.name}-server"))
 
 
 class Bed:

@@ -23,6 +23,7 @@ from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, percentile_label, ta
 from lgkit.measure.p4poll import Cell
 from lgkit.measure.results import read_table
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import FCT_PORT, Bed, FctServer
 from lgkit.reproduce.context import Context, ReproduceError
@@ -69,17 +70,6 @@ class FlowSpec:
         return f"{what} {self.congestion} flows h1 -> h3, closed loop, {conn}"
 
 
-def interrupt_process(proc: subprocess.Popen, grace_s: float) -> None:
-    """Stop a workload process as Ctrl-C would (it writes what it has), killed after grace_s."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
 def add_fct_arguments(group: Any, loss: float, flows: int, quick_flows: int,
                       cc_default: str | None = None, cc_help: str = CC_HELP) -> None:
     """The options of every FCT experiment: the testbed's, then loss, flows and transport."""
@@ -112,7 +102,7 @@ def run_client(ctx: Context, bed: Bed, spec: FlowSpec, label: str, seconds: floa
             rows = counter.rows()
             bar.update(rows - done)
             done = rows
-        interrupt_process(proc, 5.0)
+        stop_process(proc, 5.0, first=signal.SIGINT)  # as Ctrl-C: it writes what it has
         bar.update(counter.rows() - done)
         if proc.returncode != 0:
             raise ReproduceError(f"FCT client failed: {proc.stderr.read()[-300:]}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -30,6 +31,7 @@ from lgkit.measure.wirecap import (
     retransmission_delays,
 )
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.testbed.testbed import HOST_SHARE
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
@@ -171,10 +173,8 @@ def _effective_link_speed(ctx: Context, bed: Bed, seconds: float) -> tuple[float
                 stdout=subprocess.PIPE, text=True)
             sent = json.loads(sender.communicate(timeout=seconds + 30)[0])
             report = json.loads(receiver.communicate(timeout=20)[0])
-    finally:
-        if receiver.poll() is None:
-            receiver.kill()
-        naming.pid_file("udpstress", "h3").unlink(missing_ok=True)
+    finally:  # the receiver has reported, or the run failed: no report to wait for
+        stop_process(receiver, 5.0, naming.pid_file("udpstress", "h3"), first=signal.SIGKILL)
     bed.protect("off")
     bed.set_loss(0.0)
     wire_mbps = report["goodput_mbps"] * 1500 / 1472  # IP packets, as the link carries them

@@ -8,6 +8,7 @@ import math
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -22,8 +23,8 @@ from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.reproduce.context import Context, ReproduceError
-from lgkit.reproduce.fctrun import interrupt_process
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
 from lgkit.schemes.vertigo_control import Buffer
 from lgkit.schemes.vertigo_testbed import FLOW_PORT, QUERY_PORT, VertigoBed
@@ -169,7 +170,7 @@ class Workload:
         procs = self._background(scheme, out) + self._queries(scheme, out, queries)
         _wait(procs[-len(self.aggregators):], time.monotonic() + duration)
         for proc in procs:
-            interrupt_process(proc, 10.0)
+            stop_process(proc, 10.0, first=signal.SIGINT)  # as Ctrl-C: it writes what it has
         time.sleep(1.0)
         counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
         tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}

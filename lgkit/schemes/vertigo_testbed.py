@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from typing import Any
 
 from lgkit.measure.p4poll import Cell, read_cells
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.spec.topology import TopologySpec, load_spec
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.schemes.entries import to_session
@@ -66,14 +66,7 @@ class HostProcess:
     process: subprocess.Popen
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        naming.pid_file(self.kind, self.host).unlink(missing_ok=True)
+        stop_process(self.process, 10.0, naming.pid_file(self.kind, self.host))
 
 
 ADVMSS_METRIC = re.compile(r"\badvmss (?:lock )?\d+")

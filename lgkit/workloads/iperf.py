@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 
 CONGESTION = ("cubic", "bbr", "dctcp", "reno")
 IPERF_PORT = 5201
@@ -100,10 +101,7 @@ class IperfServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(5)
-        naming.pid_file("iperf3", f"{self.host.name}-{self.port}").unlink(missing_ok=True)
+        stop_process(self.process, 5.0, naming.pid_file("iperf3", f"{self.host.name}-{self.port}"))
 
 
 class TcpFlow:

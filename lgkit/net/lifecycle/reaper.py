@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lgkit.measure.results import mark_incomplete_if_running
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.lifecycle.cleanup import clean
 
 
@@ -31,9 +32,7 @@ def start_reaper(run_dir: Path, lock_fd: int) -> subprocess.Popen:
 
 def stop_reaper(proc: subprocess.Popen) -> None:
     """Tell the watchdog the run ended properly and its cleanup is done."""
-    proc.terminate()
-    proc.wait(5)
-    naming.pid_file("reaper", str(os.getpid())).unlink(missing_ok=True)
+    stop_process(proc, 5.0, naming.pid_file("reaper", str(os.getpid())))
 
 
 def watch(pid: int, run_dir: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from mininet.node import Switch
 
 from lgkit.net.lifecycle import naming
+from lgkit.net.lifecycle.child import stop_process
 from lgkit.sw.switch.claims import remove_stale_claims
 from lgkit.sw.switch.control_service import CommandError, ControlClient
 
@@ -183,15 +184,8 @@ class P4Switch(Switch):
         """Terminate the switch process (SIGTERM, then SIGKILL after 3 s)."""
         if self.process is None:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(3.0)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                remove_stale_claims()  # a SIGKILLed switch cannot release its interfaces
-        naming.pid_file("switch", self.name).unlink(missing_ok=True)
+        if stop_process(self.process, 3.0, naming.pid_file("switch", self.name)):
+            remove_stale_claims()  # a SIGKILLed switch cannot release its interfaces
         self.process = None
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 (Mininet's signature)
