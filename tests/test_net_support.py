@@ -34,7 +34,7 @@ def named_namespaces() -> set[str]:
 
 def assert_machine_clean() -> None:
     """No host namespace, interface, process, nftables table or stale runtime file (pid file,
-    run record, interface claim) of the kit is left."""
+    run record) of the kit is left."""
     left = leftovers()
     assert left == {"processes": [], "interfaces": [], "nft_tables": [], "runtime_files": []}, \
         left

@@ -15,7 +15,7 @@ import pytest
 from test_tm_queues import network
 
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.switch.claims import InterfaceBusy, InterfaceClaim, remove_stale_claims
+from lgkit.sw.switch.claims import NAME_PREFIX, InterfaceBusy, InterfaceClaim, claim_owner
 from lgkit.sw.switch.control_service import (
     MAX_LINE_BYTES,
     CommandError,
@@ -165,7 +165,7 @@ def test_an_interface_claim_is_exclusive_and_names_the_owner():
     InterfaceClaim(name).release()  # free again once released
 
 
-def _claim_holder(name: str) -> subprocess.Popen:
+def claim_holder(name: str) -> subprocess.Popen:
     """Another process that claims `name` and holds the claim for a minute."""
     holder = subprocess.Popen(
         [sys.executable, "-c", "import time; from lgkit.sw.switch.claims import "
@@ -177,7 +177,7 @@ def _claim_holder(name: str) -> subprocess.Popen:
 
 def test_a_claim_dies_with_its_process():
     name = f"lgtest{os.getpid() % 100000}k"
-    holder = _claim_holder(name)
+    holder = claim_holder(name)
     try:
         with pytest.raises(InterfaceBusy, match=f"pid {holder.pid}"):
             InterfaceClaim(name)
@@ -187,17 +187,25 @@ def test_a_claim_dies_with_its_process():
     InterfaceClaim(name).release()
 
 
-def test_only_the_claims_of_killed_switches_are_stale():
+def _bound_claims() -> set[str]:
+    """Interfaces with a claim socket in this network namespace (from /proc/net/unix)."""
+    names = [line.split()[-1] for line in Path("/proc/net/unix").read_text().splitlines()[1:]]
+    return {n.removeprefix(f"@{NAME_PREFIX}") for n in names if n.startswith(f"@{NAME_PREFIX}")}
+
+
+def test_a_killed_claim_leaves_nothing_and_a_live_one_stays():
     name = f"lgtest{os.getpid() % 100000}s"
-    holder = _claim_holder(name)
+    holder = claim_holder(name)
     live = InterfaceClaim(f"{name}l")
     try:
+        assert {name, f"{name}l"} <= _bound_claims()
+        assert claim_owner(name) == holder.pid and claim_owner(f"{name}l") == os.getpid()
         holder.kill()
         holder.wait()
-        dead = live.path.with_name(live.path.name.replace(f"{name}l", name))
-        assert dead.exists()  # SIGKILL left the file behind, unlocked
-        removed = remove_stale_claims()
-        assert dead in removed and not dead.exists()
-        assert live.path not in removed and live.path.exists()
+        assert name not in _bound_claims() and claim_owner(name) is None
+        assert f"{name}l" in _bound_claims()
+        with pytest.raises(InterfaceBusy):
+            InterfaceClaim(f"{name}l")
     finally:
         live.release()
+    assert f"{name}l" not in _bound_claims() and claim_owner(f"{name}l") is None

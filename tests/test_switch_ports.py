@@ -1,5 +1,6 @@
 """`lgkit switch` on real veths between two namespaced hosts: forwarding, switch-cli, pcap files,
-clean exit on SIGTERM, nothing left changed after SIGKILL, and command-line errors."""
+clean exit on SIGTERM, nothing left changed or claimed after SIGKILL, interface claims between
+switches, and command-line errors."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_reliability_switch import claim_holder
 
 from lgkit.cli import main
+from lgkit.sw.switch.claims import claim_owner
 from lgkit.sw.tools.bench_switch import HostPair, start_switch, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +93,29 @@ def test_killed_switch_leaves_interfaces_unchanged():
             switch.wait(10)
         after = {ifname: link_state(ifname) for ifname in (pair.sw1, pair.sw2)}
         assert after == before
+        assert claim_owner(pair.sw1) is None and claim_owner(pair.sw2) is None
+
+
+@needs_root
+def test_the_claim_of_a_killed_process_does_not_block_a_new_switch():
+    with HostPair(f"t4{os.getpid() % 10000}") as pair:
+        argv = ["switch", "--no-p4", "-i", f"1@{pair.sw1}", "--grpc-server-addr", free_addr()]
+        holder = claim_holder(pair.sw1)
+        try:
+            refused = lgkit(*argv)
+            assert refused.returncode == 1
+            assert (f"interface {pair.sw1} is already used by another lgkit switch "
+                    f"(pid {holder.pid})") in refused.stderr
+        finally:
+            holder.kill()
+            holder.wait()
+        switch = start_switch([*LGKIT, *argv])
+        try:
+            assert claim_owner(pair.sw1) == switch.pid
+        finally:
+            stop_process(switch)
+        assert switch.returncode == 0
+        assert claim_owner(pair.sw1) is None
 
 
 @needs_root

@@ -11,10 +11,9 @@ KILL_WAIT_S = 5.0
 
 
 def stop_process(proc: subprocess.Popen | None, grace_s: float, pid_file: Path | None = None,
-                 first: signal.Signals = signal.SIGTERM) -> bool:
+                 first: signal.Signals = signal.SIGTERM) -> None:
     """Send `first` to a running child, give it `grace_s` seconds to exit, then SIGKILL and
-    reap it; remove its pid file in every case. True if it had to be killed."""
-    killed = False
+    reap it; then remove its pid file (kept if even SIGKILL did not end it in KILL_WAIT_S)."""
     if proc is not None and proc.poll() is None:
         proc.send_signal(first)
         try:
@@ -22,7 +21,5 @@ def stop_process(proc: subprocess.Popen | None, grace_s: float, pid_file: Path |
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(KILL_WAIT_S)
-            killed = True
     if pid_file is not None:
         pid_file.unlink(missing_ok=True)
-    return killed

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from lgkit.measure.results import mark_incomplete_if_running
 from lgkit.net.lifecycle import naming
-from lgkit.sw.switch.claims import remove_stale_claims, stale_claims
 
 
 @dataclass
@@ -169,13 +168,12 @@ def kit_nft_tables() -> list[tuple[str, str]]:
 
 
 def runtime_files() -> list[str]:
-    """Pid files, run records and interface claims of processes that are gone."""
+    """Pid files and run records of processes that are gone."""
     if not naming.RUNTIME_DIR.exists():
         return []
     files = [p for p in naming.RUNTIME_DIR.glob("*.pid") if _recorded_pid(p) not in
              set(naming.recorded_pids())]
     files += [record for record, _ in naming.dead_run_records()]
-    files += stale_claims()
     return sorted(str(p) for p in files)
 
 
@@ -205,7 +203,6 @@ def clean(spare: frozenset[int] = frozenset()) -> CleanReport:
         for path in naming.RUNTIME_DIR.glob("*.pid"):
             if _recorded_pid(path) not in spare:
                 path.unlink(missing_ok=True)
-    remove_stale_claims()
     report.runs = mark_dead_runs()
     return report
 

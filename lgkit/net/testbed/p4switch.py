@@ -15,7 +15,6 @@ from mininet.node import Switch
 
 from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.child import stop_process
-from lgkit.sw.switch.claims import remove_stale_claims
 from lgkit.sw.switch.control_service import CommandError, ControlClient
 
 GRPC_BASE_PORT = 50051
@@ -184,8 +183,7 @@ class P4Switch(Switch):
         """Terminate the switch process (SIGTERM, then SIGKILL after 3 s)."""
         if self.process is None:
             return
-        if stop_process(self.process, 3.0, naming.pid_file("switch", self.name)):
-            remove_stale_claims()  # a SIGKILLed switch cannot release its interfaces
+        stop_process(self.process, 3.0, naming.pid_file("switch", self.name))
         self.process = None
 
     def stop(self, deleteIntfs: bool = True) -> None:  # noqa: N803 (Mininet's signature)

@@ -1,42 +1,34 @@
-"""Interfaces claimed by running switches: one locked file per (network namespace, interface).
+"""Interfaces claimed by running switches: one abstract Unix socket per interface.
 
-A switch holds an exclusive flock on its interfaces' claim files for as long as it runs; the
-kernel drops the lock when the process ends (even by SIGKILL), so a claim never outlives its
-switch. A second kit switch that asks for a claimed interface is refused with the owner's pid.
+A switch binds the abstract socket name `@lgkit-claim:<iface>` for each interface it attaches
+and keeps the socket open while it runs. Abstract names belong to a network namespace (so a
+claim is per namespace and interface, like interface names) and disappear with the socket:
+a claim never outlives its switch, even one killed with SIGKILL, and leaves no file behind.
+A second kit switch that asks for a claimed interface is refused with the owner's pid.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
-import tempfile
-from pathlib import Path
+import errno
+import socket
+import struct
 
-CLAIMS_DIR = Path("/run/lgkit/claims")
-"Where claim files live (a per-user temporary folder when /run/lgkit is not writable)."
+NAME_PREFIX = "lgkit-claim:"
+"The abstract socket of interface X is named NAME_PREFIX + X."
+
+OWNER_QUERIES = 64
+"Refused claimants that can still learn the owner's pid (the listen backlog; never accepted)."
+
+_PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 
 
 class InterfaceBusy(ValueError):
     """The interface is already used by another running switch."""
 
 
-def _claims_dir() -> Path:
-    for folder in (CLAIMS_DIR, Path(tempfile.gettempdir()) / f"lgkit-claims-{os.getuid()}"):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if os.access(folder, os.W_OK):
-            return folder
-    raise OSError("no writable folder for interface claims")
-
-
-def _namespace() -> str:
-    """This process's network namespace (interface names are per namespace)."""
-    try:
-        return str(os.stat("/proc/self/ns/net").st_ino)
-    except OSError:
-        return "host"
+def claim_address(ifname: str) -> str:
+    """The abstract socket address that stands for a claim on `ifname`."""
+    return f"\0{NAME_PREFIX}{ifname}"
 
 
 class InterfaceClaim:
@@ -44,55 +36,35 @@ class InterfaceClaim:
 
     def __init__(self, ifname: str) -> None:
         self.ifname = ifname
-        self.path = _claims_dir() / f"{_namespace()}-{ifname}.claim"
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            owner = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
+            sock.bind(claim_address(ifname))
+        except OSError as exc:
+            sock.close()
+            if exc.errno != errno.EADDRINUSE:
+                raise
             raise InterfaceBusy(f"interface {ifname} is already used by another lgkit switch "
-                                f"(pid {owner})") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd: int | None = fd
+                                f"(pid {claim_owner(ifname) or 'unknown'})") from None
+        sock.listen(OWNER_QUERIES)  # a refused claimant connects to read our pid
+        self._sock: socket.socket | None = sock
 
     def release(self) -> None:
         """Give the interface up (idempotent)."""
-        if self._fd is None:
-            return
-        self.path.unlink(missing_ok=True)
-        os.close(self._fd)
-        self._fd = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
 
 
-def claim_held(path: Path) -> bool:
-    """True while a live switch holds the claim file's flock."""
+def claim_owner(ifname: str) -> int | None:
+    """The pid of the process holding the claim on `ifname` in this network namespace (None
+    when there is no claim, or the owner cannot be asked)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.setblocking(False)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        probe.connect(claim_address(ifname))
+        creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
     except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
+        return None
     finally:
-        os.close(fd)
-    return False
-
-
-def stale_claims() -> list[Path]:
-    """Claim files no live switch holds (left by a switch that was killed with SIGKILL)."""
-    try:
-        folder = _claims_dir()
-    except OSError:
-        return []
-    return sorted(path for path in folder.glob("*.claim") if not claim_held(path))
-
-
-def remove_stale_claims() -> list[Path]:
-    """Delete the claim files no live switch holds; returns them."""
-    stale = stale_claims()
-    for path in stale:
-        path.unlink(missing_ok=True)
-    return stale
+        probe.close()
+    return _PEERCRED.unpack(creds)[0]
