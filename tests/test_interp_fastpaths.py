@@ -4,6 +4,7 @@ packets (which parsers qualify, hits, short packets, the transition bound)."""
 
 from __future__ import annotations
 
+import gc
 import random
 
 from test_interp_helpers import PRELUDE, load, send, v1switch
@@ -134,6 +135,15 @@ def test_a_recirculated_packet_parsed_from_the_memo_gets_the_same_headers() -> N
     assert first[3] == [(1, bytes([1, 2, 1, 1, 0xEE, 0x1]))]  # b cut short: PacketTooShort
     fresh = load(MEMO)
     assert [send(fresh, 0, p) for p in packets] == first
+
+
+def test_memo_entries_leave_the_garbage_collectors_walks() -> None:
+    pipeline = load(MEMO)
+    for p in (bytes([1, 2, 0x12, 0x34, 0xAA]), bytes([2, 0, 0x55])):
+        send(pipeline, 0, p)
+    gc.collect()  # the collector untracks tuples of untracked values when it first sees them
+    slots = [entry[0] for entry in _memo(pipeline).values()]
+    assert slots and all(isinstance(s, tuple) and not gc.is_tracked(s) for s in slots)
 
 
 def test_the_memo_is_not_used_past_a_lowered_transition_bound() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import gc
 import json
 import random
 import socket
@@ -216,3 +217,15 @@ def test_plain_flows_still_get_the_four_byte_answer_and_incast_runs_from_the_cli
                           "a", "--reply-size", "4", "--out", str(out)], capture_output=True,
                          text=True, cwd=REPO)
     assert bad.returncode == 2 and "--reply-size" in bad.stderr
+
+
+def test_startup_objects_are_frozen_out_of_later_collections():
+    startup = [object() for _ in range(3)]
+    held = {"startup": startup}
+    try:
+        fct.freeze_startup()
+        assert gc.get_freeze_count() > 0
+        tracked = {id(o) for o in gc.get_objects()}
+        assert id(held) not in tracked and id(startup) not in tracked
+    finally:
+        gc.unfreeze()

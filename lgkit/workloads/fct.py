@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import gc
 import json
 import random
 import socket
@@ -431,6 +432,14 @@ class CsvRecorder:
         self._handle.close()
 
 
+def freeze_startup() -> None:
+    """Leave the interpreter's startup objects (modules, classes) out of every later garbage
+    collection: a full collection walking them stopped the server for 6.3 ms once in 16,000
+    flows on loopback (2.1 ms with them frozen), and that flow's FCT carries the pause."""
+    gc.collect()
+    gc.freeze()
+
+
 def offered_rate(load: float, link_mbps: float, mean_bytes: float) -> float:
     """Poisson arrival rate (flows/s) that offers `load` x the link rate."""
     return load * link_mbps * 1e6 / (8 * mean_bytes)
@@ -458,6 +467,7 @@ def _client(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     interrupted = False
     try:
+        freeze_startup()
         asyncio.run(FctClient(plan, recorder).run())
     except KeyboardInterrupt:
         interrupted = True  # Ctrl-C or SIGINT from a harness: keep what was recorded
@@ -477,6 +487,7 @@ def _incast(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     interrupted = False
     try:
+        freeze_startup()
         asyncio.run(IncastClient(plan, queries, flows).run())
     except KeyboardInterrupt:
         interrupted = True  # keep what was recorded
@@ -495,6 +506,7 @@ def _server(args: argparse.Namespace) -> int:
         print(json.dumps({"listening": port}), flush=True)
 
     try:
+        freeze_startup()
         asyncio.run(serve(args.bind, args.port, args.congestion, ready))
     except KeyboardInterrupt:
         pass

@@ -190,7 +190,7 @@ INGRESS_BODY = """
 # whether deparsing them gives the frame's own bytes back, and the slots compute wrote.
 PASS_CHECK = """
     seen = None
-    if parsed is not None and P.recirc is not None and S[{lo}:{hi}] == parsed[0]:
+    if parsed is not None and P.recirc is not None and tuple(S[{lo}:{hi}]) == parsed[0]:
         seen = parsed[4]
         kept = seen[0]
         if kept:

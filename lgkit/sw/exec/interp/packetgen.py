@@ -424,8 +424,10 @@ def _memo_store(fx: FnCtx, m: _Memo) -> None:
             fx.line(f"{m.var}.clear()")
         error = m.parser_error or "0"
         # the last item: what a recirculating egress pass learnt (interp/passthrough.py)
-        fx.line(f"P.parsed = {m.var}[_key] = (S[{m.headers}], {error}, pos, steps - _steps0, "
-                "[None])")
+        # the slots as a tuple of ints: a memo of thousands of entries stays out of the garbage
+        # collector's walks (lgkit/sw/switch/collector.py)
+        fx.line(f"P.parsed = {m.var}[_key] = (tuple(S[{m.headers}]), {error}, pos, "
+                "steps - _steps0, [None])")
 
 
 def _calls(decl: ir.ParserDecl) -> Iterator[ir.Call]:
