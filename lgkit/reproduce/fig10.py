@@ -43,8 +43,8 @@ PAPER_GAIN_P999 = 19.0
 "Paper §4.3: p99.9 19x lower with LG for DCTCP and BBR."
 FLOWS, QUICK_FLOWS = 3700, 80
 """Flows per condition: 3700 bound the p99.9 (3,688 needed) and, with one transport (BBR on a
-kernel without DCTCP), fit the 10-minute bound (~17 ms a flow back to back at 15 Mb/s, 286 s
-for the four conditions; ~23 ms at 10 Mb/s); with two, each gets half the time and the p99.9
+kernel without DCTCP), fit the 10-minute bound (146 s for the four conditions at 35 Mb/s,
+~9 ms a flow back to back; 286 s at 15 Mb/s); with two, each gets half the time and the p99.9
 is shown unresolved."""
 
 

@@ -34,12 +34,12 @@ PAPER_LINK_GBPS = 100.0
 QUANTILES = (0.99, 0.999, 0.9999, 0.99999)
 NO_TAIL = {"dummy_repeat": 0}
 FLOWS, QUICK_FLOWS = 3700, 60
-"""Flows per condition: 3700 bound the p99.9 (3,688 needed). Six conditions of them took 427 s
-at 15 Mb/s (~17 ms a flow, back to back; ~9 minutes at 10 Mb/s): the time bound gives each
-condition an even share, and a condition cut short leaves its p99.9 unresolved (shown in
-parentheses, and the check does not pass)."""
+"""Flows per condition: 3700 bound the p99.9 (3,688 needed). Six conditions of them took 212 s
+at 35 Mb/s (~9.5 ms a flow, back to back; 427 s at 15 Mb/s, ~9 minutes at 10): the time bound
+gives each condition an even share, and a condition cut short leaves its p99.9 unresolved (shown
+in parentheses, and the check does not pass)."""
 RESOLUTION_NOTE = ("a 95% upper bound on the p99.9 needs 3,688 flows per condition, the p99.99 "
-                   "36,887 (over 10 minutes of flows per condition at 15 Mb/s): the p99.99 and "
+                   "36,887 (about 6 minutes of flows per condition at 35 Mb/s): the p99.99 and "
                    "p99.999 are shown for comparison with the paper, in parentheses")
 PAPER_US = {
     "no loss": [152.293, 166.877, 197.536, 253.207, 21.3],
