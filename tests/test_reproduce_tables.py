@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lgkit.measure.metrics import quantile_ci
+from lgkit.measure.metrics import fewer_by_chance, quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.reproduce import fig10, figures, table2, table3
 from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, median_srtt_ms
@@ -117,14 +119,27 @@ def test_fig10_check_needs_a_lower_resolved_p999_with_lg() -> None:
     assert not short.passed and "NOT resolved" in short.text
 
 
-def test_table2_tail_check_needs_a_resolved_p999() -> None:
+def test_table2_tail_check_counts_the_waits_for_an_rto() -> None:
     rng = np.random.default_rng(2)
-    base = rng.uniform(20_000.0, 22_000.0, 4000)
-    retx = np.where(rng.random(4000) < 0.005, 60_000.0, base)
-    check = table2._tail_check({"ReTx": retx, "ReTx+Tail": base})
-    assert check.passed and "NOT resolved" not in check.text
-    short = table2._tail_check({"ReTx": retx[:1500], "ReTx+Tail": base[:1500]})
-    assert not short.passed and "NOT resolved" in short.text
+    base = {label: rng.uniform(8_000.0, 10_000.0, 8000) for label in
+            ("ReTx", "ReTx+Order", "ReTx+Tail", "ReTx+Tail+Order")}
+    waits = dict(base, **{label: np.where(rng.random(8000) < 0.001, 30_000.0, base[label])
+                          for label in ("ReTx", "ReTx+Order")})
+    check = table2._tail_check(waits, 22)
+    assert check.passed
+    assert re.search(r"flows reaching rto_min \(22 ms\) \d+ of 16000 without Tail, 0 of 16000 "
+                     r"with it", check.text)
+    assert not table2._tail_check(base, 22).passed  # no waits either way: nothing shown
+    both = dict(waits, **{"ReTx+Tail": waits["ReTx"], "ReTx+Tail+Order": waits["ReTx+Order"]})
+    assert not table2._tail_check(both, 22).passed  # as many waits with Tail as without
+    assert not table2._tail_check(waits, 40).passed  # no flow reaches a longer rto_min
+
+
+def test_fewer_by_chance_is_the_one_sided_fisher_exact_test() -> None:
+    assert fewer_by_chance(0, 10, 5, 10) == pytest.approx(math.comb(15, 10) / math.comb(20, 10))
+    assert fewer_by_chance(0, 7400, 5, 7400) == pytest.approx(0.5 ** 5, rel=1e-3)
+    assert fewer_by_chance(3, 100, 3, 100) > 0.5
+    assert fewer_by_chance(0, 100, 0, 100) == 1.0
 
 
 def test_delivered_rate_from_counter_d_samples() -> None:

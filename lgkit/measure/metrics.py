@@ -71,6 +71,16 @@ def binomial_cdf(n: int, p: float) -> np.ndarray:
     return np.minimum(np.cumsum(np.exp(log_pmf)), 1.0)
 
 
+def fewer_by_chance(events: int, trials: int, other_events: int, other_trials: int) -> float:
+    """One-sided Fisher exact test: the probability that a group of `trials` drawn from both
+    groups together holds `events` or fewer of all their events (small: the group really has
+    fewer events than the other)."""
+    total, drawn = trials + other_trials, events + other_events
+    ways = sum(math.comb(drawn, k) * math.comb(total - drawn, trials - k)
+               for k in range(min(events, trials) + 1))
+    return ways / math.comb(total, trials)
+
+
 def tail(values: Sequence[float] | np.ndarray, quantiles: Iterable[float] = TAIL_QUANTILES,
          confidence: float = 0.95) -> list[Estimate]:
     """The tail percentiles of a sample (FCTs), each with its confidence interval."""
