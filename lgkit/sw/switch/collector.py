@@ -2,8 +2,8 @@
 frozen out of later collections, and every collection after it is timed.
 
 A full (generation 2) collection walks every container object the process holds. With the
-LinkGuardian program loaded that stalled the packet loop for 10-25 ms once every few tens of
-thousands of frames: a TCP flow caught in it took 15-25 ms instead of 1. The program's objects
+LinkGuardian program loaded that stalled the LG sender's packet loop for 36 ms once in a
+`reproduce fig11` run: a TCP flow caught in it took 15-25 ms instead of 1. The program's objects
 (generated code, tables, registers) live as long as the program, so after each load they move
 to the collector's permanent generation; collections then walk only what packets allocated.
 """
