@@ -134,12 +134,9 @@ class Testbed:
         """(switch, cause) -> packets lost outside the P4 programs since `before` (a
         `drop_counts`): a traffic manager's tail drops by queue (`queue_full port P prio Q`,
         not the switch's total), socket overflows, failed sends, ... (built-in target only)."""
-        lost = {}
-        for (switch, cause), count in self.drop_counts().items():
-            if cause not in PIPELINE_DROPS and cause != "queue_full":
-                if count > before.get((switch, cause), 0):
-                    lost[(switch, cause)] = count - before.get((switch, cause), 0)
-        return lost
+        gained = {key: count - before.get(key, 0) for key, count in self.drop_counts().items()
+                  if key[1] not in (*PIPELINE_DROPS, "queue_full")}
+        return {key: count for key, count in gained.items() if count > 0}
 
     def stop(self) -> None:
         """Close sessions and stop the network (safe to call twice)."""
