@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
 
-from lgkit.net.spec.topology import load_spec
-from lgkit.net.testbed.p4switch import FLAVOURS, TargetUnavailable, grpc_address, wait_for_port
+from lgkit.net.spec.topology import SPEC_DIR, load_spec
+from lgkit.net.testbed.p4switch import (
+    FLAVOURS,
+    THRIFT_BASE_PORT,
+    TargetUnavailable,
+    grpc_address,
+    wait_for_port,
+)
 from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed, port_commands
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
@@ -25,12 +32,22 @@ def test_port_commands_per_target() -> None:
     assert port_commands("bmv2", [3], 12.0) == ["set_queue_depth 256 3", "set_queue_rate 1000 3"]
 
 
+def test_switch_ports_lie_below_the_ephemeral_range() -> None:
+    """Outgoing connections take their local ports from the kernel's ephemeral range; a switch
+    port inside it can be taken when a testbed starts (seen once with 50051 + k)."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    most = max(len(load_spec(str(path)).switches) for path in SPEC_DIR.glob("*.yaml"))
+    grpc = {int(grpc_address(k).rsplit(":", 1)[1]) for k in range(1, most + 1)}
+    thrift = {THRIFT_BASE_PORT + k for k in range(1, most + 1)}
+    assert max(grpc | thrift) < low and not grpc & thrift
+
+
 def test_flavours_differ_only_in_the_command() -> None:
     ports = [(1, "lgs1-eth1"), (2, "lgs1-eth2")]
     builtin = FLAVOURS["builtin"].argv(ports, 3, 3, False, None)
     assert builtin[1:4] == ["-m", "lgkit.cli", "switch"]
     assert builtin[4:] == ["-i", "1@lgs1-eth1", "-i", "2@lgs1-eth2", "--device-id", "3",
-                           "--no-p4", "--grpc-server-addr", "127.0.0.1:50054", "--cpu-port",
+                           "--no-p4", "--grpc-server-addr", "127.0.0.1:9562", "--cpu-port",
                            "510", "--priority-queues", "3"]
     if shutil.which("simple_switch_grpc") is None:
         with pytest.raises(TargetUnavailable, match="simple_switch_grpc is not installed"):
@@ -57,7 +74,7 @@ def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
     silent = FLAVOURS["bmv2"].argv(ports, 2, 3, False, None)
     assert silent == [str(fake), "-i", "1@lgs1-eth1", "--device-id", "2", "--no-p4",
                       "--log-level", "off", "--thrift-port", "9092", "--",
-                      "--grpc-server-addr", "127.0.0.1:50053", "--cpu-port", "510",
+                      "--grpc-server-addr", "127.0.0.1:9561", "--cpu-port", "510",
                       "--priority-queues", "3"]
     logging = FLAVOURS["bmv2"].argv(ports, 2, 3, True, None)
     assert "--log-console" in logging and "--log-level" not in logging

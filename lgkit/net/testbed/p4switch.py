@@ -17,8 +17,11 @@ from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.child import stop_process
 from lgkit.sw.switch.control_service import CommandError, ControlClient
 
-GRPC_BASE_PORT = 50051
-"Switch k (device id k) serves P4Runtime on 127.0.0.1:GRPC_BASE_PORT + k."
+GRPC_BASE_PORT = 9559
+"""Switch k (device id k) serves P4Runtime on 127.0.0.1:GRPC_BASE_PORT + k. 9559 is P4Runtime's
+IANA port, and it lies below Linux's ephemeral range (32768-60999 by default), so the kernel
+never hands these ports to outgoing connections: with 50051 + k, a testbed started after many
+loopback connections once found 50054 taken ("Address already in use")."""
 
 THRIFT_BASE_PORT = 9090
 "BMv2 only: switch k serves its runtime CLI (Thrift) on THRIFT_BASE_PORT + k."
