@@ -17,7 +17,7 @@ import pytest
 from lgkit.measure.metrics import fewer_by_chance, quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.reproduce import fig10, figures, table2, table3
-from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, median_srtt_ms
+from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, loop_mbps, median_srtt_ms
 from lgkit.reproduce.context import ReproduceError
 from lgkit.reproduce.fctrun import RowCounter, fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
@@ -40,6 +40,16 @@ def test_testbed_experiments_run_at_the_lg_rate_unless_asked(target: str, asked:
     ctx = SimpleNamespace(options=argparse.Namespace(rate_mbps=asked), target=target,
                           store=SimpleNamespace(path=tmp_path), log=print)
     assert Bed(ctx).rate_mbps == rate
+
+
+@pytest.mark.parametrize(("target", "paper_gbps", "loop"),
+                         [("builtin", 10.0, 100.0), ("builtin", 25.0, 40.0), ("bmv2", 10.0, 20.0),
+                          ("bmv2", 100.0, 10.0)])
+def test_the_tx_copy_loop_scales_like_the_papers_recirculation_within_the_targets_cap(
+        target: str, paper_gbps: float, loop: float) -> None:
+    """The paper's 100G recirculation is 10x a 10G link; BMv2, whose recirculated packets go
+    before new ones, keeps its loop at lgrate's 2x (10 Mb/s links here)."""
+    assert loop_mbps(target, 10.0, paper_gbps) == pytest.approx(loop)
 
 
 def test_base_rtt_is_the_median_srtt_of_the_finished_connections() -> None:

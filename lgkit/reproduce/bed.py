@@ -40,6 +40,7 @@ from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
+    LOOP_RATE_SHARE,
     TestbedProtection,
     frames_per_s,
     make_protection,
@@ -81,6 +82,14 @@ pause/resume, the receiver's reordering buffer, the hold) keeps the target's set
 our link rate one pass of a full frame through a port at that rate takes 1.2 ms, more than a
 base RTT (Tofino's: 123 ns, 0.004 of its RTT), and the reordering buffer, a FIFO whose packets
 loop behind new arrivals, then released a held burst at half the link rate."""
+LOOP_SHARE_CAP = {"bmv2": LOOP_RATE_SHARE}
+"""The Tx-copy loop's highest rate per target, as a multiple of the link rate (absent: the
+paper's multiple). BMv2 recirculates every copy and serves recirculated packets before the
+frames in its input queue: at the paper's 10x (80 Mb/s on 8 Mb/s links) the LG sender's BMv2
+used 0.68-0.73 of a CPU against 0.46-0.49 at 2x, and in 2 of 4 Table 3 runs the loss
+notifications waited behind the copies until backpressure stalled the flow (56% and 11% below
+no loss; 4 of 4 passed at 2x, docs/bmv2.md). So BMv2 keeps the share `lgrate` measures its rate
+with (the testbed's LOOP_RATE_SHARE)."""
 ECN_THRESHOLD_BYTES = 100_000
 """The paper's DCTCP marking threshold (100 KB). Buffers in bytes keep their meaning when the link
 rate and the time scale shrink together, so the threshold is not scaled."""
@@ -89,6 +98,13 @@ MODES = ("off", "lg", "lg_nb")
 NICE = -10
 """CPU priority of the testbed (switches, hosts' programs): software switches that wait for a
 CPU behind other work on the machine add milliseconds of latency that no real link has."""
+LG_CELLS = (("sender", "counter", "lg_cnt_retx"), ("receiver", "counter", "lg_cnt_loss_events"),
+            ("receiver", "counter", "lg_cnt_timeouts"), ("receiver", "counter", "lg_cnt_pauses"),
+            ("sender", "counter", "lg_cnt_pause_expiries"),
+            ("sender", "register", "lg_tx_buf_max_pkts"),
+            ("receiver", "register", "lg_rx_buf_max_pkts"))
+"""What LG did during a protected condition (conditions.csv): its counters (differences over
+the condition or flow) and its buffers' maxima (reset by the activation)."""
 FCT_PORT = 5300
 "The FCT workload's server port in h3."
 BASE_RTT_FLOWS = 200
@@ -107,6 +123,13 @@ other work (sched_rt_runtime_us)."""
 def preflight(target: str) -> str | None:
     """Why the testbed cannot start here, or None."""
     return net_preflight(target, "ping")
+
+
+def loop_mbps(target: str, rate_mbps: float, paper_link_gbps: float) -> float:
+    """Rate of the Tx-copy loop: the paper's recirculation bandwidth scaled to our link,
+    at most LOOP_SHARE_CAP times the link on the targets that have one."""
+    share = PAPER_RECIRC_GBPS / paper_link_gbps
+    return rate_mbps * min(share, LOOP_SHARE_CAP.get(target, share))
 
 
 def add_testbed_arguments(group: Any, realtime: bool = False) -> None:
@@ -236,7 +259,7 @@ class Bed:
         self._raise_priority()
         self.testbed.start()
         self.protection = make_protection(self.testbed, TARGET_LOSS)
-        self.recirc_mbps = self.rate_mbps * PAPER_RECIRC_GBPS / self.paper_link_gbps
+        self.recirc_mbps = loop_mbps(self.ctx.target, self.rate_mbps, self.paper_link_gbps)
         layout = LGLayout()
         for switch in self.spec.protected:
             commands = port_commands(self.ctx.target, [layout.loop_port], self.recirc_mbps)
@@ -300,8 +323,9 @@ class Bed:
         paper = self.paper_link_gbps
         factor = paper * 1000 / self.rate_mbps
         return (f"{self.ctx.target}, {self.rate_mbps:g} Mb/s links (paper {paper:g} Gb/s): "
-                f"1/{factor:.0f}; Tx-copy loop {self.recirc_mbps:g} Mb/s (paper: recirculation "
-                f"100 Gb/s); "
+                f"1/{factor:.0f}; Tx-copy loop {self.recirc_mbps:g} Mb/s "
+                f"({self.recirc_mbps / self.rate_mbps:g}x the link; paper: recirculation "
+                f"{PAPER_RECIRC_GBPS:g} Gb/s, {PAPER_RECIRC_GBPS / paper:g}x); "
                 f"base RTT {self.base_rtt_ms:.2f} ms (paper ~30 us), so rto_min "
                 f"{self.rto_min_ms} ms (paper 1 ms = 33 RTTs)")
 
@@ -394,6 +418,26 @@ class Bed:
         cells += [Cell(receiver, "register", name, rx_port) for name in
                   ("lg_rx_buf_bytes", "lg_rx_buf_pkts", "lg_rx_lost", "lg_rx_unrecoverable")]
         return cells
+
+    def lg_state(self, mode: str) -> dict[str, int]:
+        """LG's counters and buffer maxima on the protected link now (LG_CELLS); none with LG
+        off."""
+        if mode == "off" or self.protection is None:
+            return {}
+        roles = dict(zip(("sender", "receiver"), zip(self.spec.protected, self.protection.ports,
+                                                       strict=True), strict=True))
+        cells = [Cell(roles[role][0], kind, name, roles[role][1])
+                 for role, kind, name in LG_CELLS]
+        values: dict[str, int] = {}
+        for switch, reader in self.readers().items():
+            for cell, data in reader([c for c in cells if c.switch == switch]).items():
+                values[cell.name] = data.get("packets", data.get("value", 0))
+        return values
+
+    def lg_since(self, mode: str, before: dict[str, int]) -> dict[str, int]:
+        """lg_state now, its counters as differences since `before` (an earlier lg_state)."""
+        return {name: value - before[name] if name.startswith("lg_cnt") else value
+                for name, value in self.lg_state(mode).items()}
 
     def stop(self) -> None:
         """Corruption off, LG off, network down."""

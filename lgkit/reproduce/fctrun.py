@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, percentile_label, tail
-from lgkit.measure.p4poll import Cell
 from lgkit.measure.results import read_table
 from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.child import stop_process
@@ -33,13 +32,6 @@ CC_HELP = ("TCP congestion control (default: the paper's DCTCP if the kernel has
            "said in one line)")
 TEARDOWN_RESERVE_S = 25.0
 "Time kept back at the end of a run for stopping the network and writing tables."
-LG_CELLS = (("sender", "counter", "lg_cnt_retx"), ("receiver", "counter", "lg_cnt_loss_events"),
-            ("receiver", "counter", "lg_cnt_timeouts"), ("receiver", "counter", "lg_cnt_pauses"),
-            ("sender", "counter", "lg_cnt_pause_expiries"),
-            ("sender", "register", "lg_tx_buf_max_pkts"),
-            ("receiver", "register", "lg_rx_buf_max_pkts"))
-"""What LG did during a protected condition (conditions.csv): its counters (differences over
-the condition) and its buffers' maxima (reset by the activation)."""
 
 
 @dataclass(frozen=True)
@@ -143,13 +135,12 @@ def run_conditions(ctx: Context, bed: Bed, conditions: list[Condition], spec: Fl
             ctx.check_time(f"condition {cond.label}")
             bed.set_loss(cond.loss)
             params = bed.protect(cond.mode, **cond.overrides)
-            before, lg_before = bed.counts(), lg_state(bed, cond.mode)
+            before, lg_before = bed.counts(), bed.lg_state(cond.mode)
             left = len(conditions) - i
             seconds = min(ctx.share_s(left, TEARDOWN_RESERVE_S), (end - time.monotonic()) / left)
             rows = run_client(ctx, bed, spec, cond.label, seconds, bar)
             delta = bed.counts() - before
-            lg = {name: value - lg_before[name] if name.startswith("lg_cnt") else value
-                  for name, value in lg_state(bed, cond.mode).items()}
+            lg = bed.lg_since(cond.mode, lg_before)
             bed.protect("off")
             bar.update(spec.flows - len(rows))
             ok = [r for r in rows if not r["error"]]
@@ -171,25 +162,10 @@ def run_conditions(ctx: Context, bed: Bed, conditions: list[Condition], spec: Fl
                 "link_loss": delta.actual_loss, "effective_loss": delta.effective_loss,
                 "frames_on_link": delta.b, "seconds": round(seconds, 1),
                 **{name.removeprefix("lg_cnt_").removeprefix("lg_"): lg.get(name, "")
-                   for _, _, name in LG_CELLS}})
+                   for _, _, name in testbed.LG_CELLS}})
         bed.set_loss(0.0)
     _merge_summary(ctx, summarize(fcts, group))
     return fcts
-
-
-def lg_state(bed: Bed, mode: str) -> dict[str, int]:
-    """LG's counters and buffer maxima on the protected link now (LG_CELLS); none with LG
-    off."""
-    if mode == "off" or bed.protection is None:
-        return {}
-    roles = dict(zip(("sender", "receiver"), zip(bed.spec.protected, bed.protection.ports,
-                                                   strict=True), strict=True))
-    cells = [Cell(roles[role][0], kind, name, roles[role][1]) for role, kind, name in LG_CELLS]
-    values: dict[str, int] = {}
-    for switch, reader in bed.readers().items():
-        for cell, data in reader([c for c in cells if c.switch == switch]).items():
-            values[cell.name] = data.get("packets", data.get("value", 0))
-    return values
 
 
 def _params(params: Any) -> dict[str, Any]:

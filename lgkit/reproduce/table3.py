@@ -86,12 +86,22 @@ def _table(rows: dict[tuple[str, float], GoodputRow], losses: tuple[float, ...],
                   f"{base:.2f} Mb/s, {change} (goal: at most {GOAL:.0%} lower; paper 9.2 vs "
                   f"9.49 Gb/s, 3.1% lower)", bool(short <= GOAL))
     retx = {label: rows[label, max(losses)].retransmits for label in MODES}
-    eff = rows["LG", max(losses)].effective_loss
     notes = [f"at {max(losses):g}: TCP retransmissions none {retx['none']}, LG {retx['LG']}, "
-             f"LG_NB {retx['LG_NB']}; LG's effective loss {eff:.1e}",
-             "Wharf: reference data from the paper (link-local FEC on FPGAs; not in the kit)"]
+             f"LG_NB {retx['LG_NB']}"]
+    notes += [_lg_note(label, rows[label, max(losses)]) for label in ("LG", "LG_NB")]
+    notes.append("Wharf: reference data from the paper (link-local FEC on FPGAs; not in the kit)")
     return Comparison("Table 3: TCP CUBIC goodput as a share of the link rate",
                       [f"{loss:g}" for loss in losses], table_rows, scale,
                       units=f"goodput / link rate (ours: Mb/s / {link:g} Mb/s, steady state "
                             f"after the first second; paper: Gb/s / 10 Gb/s)",
                       notes=notes, checks=[check])
+
+
+def _lg_note(label: str, row: GoodputRow) -> str:
+    """What LG did during one flow: its effective loss, copies and ackNo timeouts."""
+    lg = row.lg
+    return (f"{label} at {row.loss:g}: effective loss {row.effective_loss:.1e}, "
+            f"{lg.get('lg_cnt_loss_events', 0)} losses, {lg.get('lg_cnt_retx', 0)} copies sent, "
+            f"{lg.get('lg_cnt_timeouts', 0)} ackNo timeouts, {lg.get('lg_cnt_pauses', 0)} pauses, "
+            f"Tx/Rx buffer max {lg.get('lg_tx_buf_max_pkts', 0)}/"
+            f"{lg.get('lg_rx_buf_max_pkts', 0)} packets")

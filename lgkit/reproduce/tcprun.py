@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
-from lgkit.reproduce.bed import Bed
+from lgkit.reproduce.bed import LG_CELLS, Bed
 from lgkit.reproduce.context import Context
 from lgkit.workloads.iperf import IperfServer, TcpResult, run_tcp
 
@@ -30,6 +30,8 @@ class GoodputRow:
     link_loss: float
     effective_loss: float
     frames_on_link: int
+    lg: dict[str, int] = field(default_factory=dict)
+    "LG's counters over the flow and its buffers' maxima (Bed.lg_since); empty with LG off."
 
 
 def steady_mbps(result: TcpResult) -> float:
@@ -44,17 +46,19 @@ def goodput_run(ctx: Context, bed: Bed, label: str, loss: float, mode: str, seco
     run's `goodput` table (and each interval to `intervals`)."""
     bed.set_loss(loss)
     bed.protect(mode, **overrides)
-    before = bed.counts()
+    before, lg_before = bed.counts(), bed.lg_state(mode)
     with IperfServer(bed.host("h3")):
         result = run_tcp(bed.host("h1"), bed.ip("h3"), seconds, congestion)
         time.sleep(SETTLE_S)
-    delta = bed.counts() - before
+    delta, lg = bed.counts() - before, bed.lg_since(mode, lg_before)
     bed.protect("off")
     bed.set_loss(0.0)
     row = GoodputRow(label, loss, mode, congestion, result.seconds, result.goodput_mbps,
                      steady_mbps(result), result.retransmits, delta.actual_loss,
-                     delta.effective_loss, delta.b)
-    ctx.store.append("goodput", asdict(row))
+                     delta.effective_loss, delta.b, lg)
+    ctx.store.append("goodput", {**{k: v for k, v in asdict(row).items() if k != "lg"},
+                                 **{name.removeprefix("lg_cnt_").removeprefix("lg_"):
+                                    lg.get(name, "") for _, _, name in LG_CELLS}})
     for interval in result.intervals:
         ctx.store.append("intervals", {"label": label, "loss": loss, "mode": mode,
                                        **asdict(interval)})
