@@ -4,6 +4,7 @@ network: the runs themselves are exercised by tests/test_reproduce_testbed.py)."
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import re
@@ -17,7 +18,7 @@ import pytest
 from lgkit.measure.metrics import fewer_by_chance, quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.reproduce import fig10, figures, table2, table3
-from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, loop_mbps, median_srtt_ms
+from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, lg_columns, loop_mbps, median_srtt_ms
 from lgkit.reproduce.context import ReproduceError
 from lgkit.reproduce.fctrun import RowCounter, fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
@@ -74,6 +75,18 @@ def test_table3_shares_of_the_link_and_the_goal() -> None:
     assert check.passed and "8.9% lower" in check.text  # 8.2 vs 9.0
     rows["LG", 0.01] = _goodput("LG", 0.01, 8.0)
     assert not table3._table(rows, (0.0, 0.01), 10.0, "", 20.0).checks[0].passed
+
+
+def test_table3_says_what_lg_did_at_the_highest_loss() -> None:
+    rows = {(label, loss): _goodput(label, loss, 9.0) for label in table3.MODES
+            for loss in (0.0, 0.01)}
+    lg = {"lg_cnt_loss_events": 116, "lg_cnt_retx": 348, "lg_cnt_timeouts": 1,
+          "lg_cnt_pauses": 6, "lg_tx_buf_max_pkts": 40, "lg_rx_buf_max_pkts": 73}
+    rows["LG", 0.01] = dataclasses.replace(rows["LG", 0.01], lg=lg)
+    notes = table3._table(rows, (0.0, 0.01), 10.0, "", 20.0).notes
+    assert ("LG at 0.01: effective loss 0.0e+00, 116 losses, 348 copies sent, 1 ackNo timeouts, "
+            "6 pauses, Tx/Rx buffer max 40/73 packets") in notes
+    assert lg_columns(lg)["pauses"] == 6 and lg_columns({})["timeouts"] == ""
 
 
 def test_fct_tables_mark_unbounded_percentiles_and_compute_gains() -> None:

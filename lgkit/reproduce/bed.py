@@ -125,6 +125,13 @@ def preflight(target: str) -> str | None:
     return net_preflight(target, "ping")
 
 
+def lg_columns(lg: dict[str, int]) -> dict[str, int | str]:
+    """An lg_state as table columns: short names ('retx', 'tx_buf_max_pkts'), '' where absent
+    (LG off)."""
+    return {name.removeprefix("lg_cnt_").removeprefix("lg_"): lg.get(name, "")
+            for _, _, name in LG_CELLS}
+
+
 def loop_mbps(target: str, rate_mbps: float, paper_link_gbps: float) -> float:
     """Rate of the Tx-copy loop: the paper's recirculation bandwidth scaled to our link,
     at most LOOP_SHARE_CAP times the link on the targets that have one."""

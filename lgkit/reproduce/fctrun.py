@@ -161,8 +161,7 @@ def run_conditions(ctx: Context, bed: Bed, conditions: list[Condition], spec: Fl
                 "flows": len(ok), "errors": len(rows) - len(ok), "srtt_p50_ms": srtt_ms,
                 "link_loss": delta.actual_loss, "effective_loss": delta.effective_loss,
                 "frames_on_link": delta.b, "seconds": round(seconds, 1),
-                **{name.removeprefix("lg_cnt_").removeprefix("lg_"): lg.get(name, "")
-                   for _, _, name in testbed.LG_CELLS}})
+                **testbed.lg_columns(lg)})
         bed.set_loss(0.0)
     _merge_summary(ctx, summarize(fcts, group))
     return fcts

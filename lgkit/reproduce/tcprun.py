@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 
-from lgkit.reproduce.bed import LG_CELLS, Bed
+from lgkit.reproduce.bed import Bed, lg_columns
 from lgkit.reproduce.context import Context
 from lgkit.workloads.iperf import IperfServer, TcpResult, run_tcp
 
@@ -57,8 +57,7 @@ def goodput_run(ctx: Context, bed: Bed, label: str, loss: float, mode: str, seco
                      steady_mbps(result), result.retransmits, delta.actual_loss,
                      delta.effective_loss, delta.b, lg)
     ctx.store.append("goodput", {**{k: v for k, v in asdict(row).items() if k != "lg"},
-                                 **{name.removeprefix("lg_cnt_").removeprefix("lg_"):
-                                    lg.get(name, "") for _, _, name in LG_CELLS}})
+                                 **lg_columns(lg)})
     for interval in result.intervals:
         ctx.store.append("intervals", {"label": label, "loss": loss, "mode": mode,
                                        **asdict(interval)})
