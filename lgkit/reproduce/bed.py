@@ -86,9 +86,9 @@ LOOP_SHARE_CAP = {"bmv2": LOOP_RATE_SHARE}
 """The Tx-copy loop's highest rate per target, as a multiple of the link rate (absent: the
 paper's multiple). BMv2 recirculates every copy and serves recirculated packets before the
 frames in its input queue: at the paper's 10x (80 Mb/s on 8 Mb/s links) the LG sender's BMv2
-used 0.68-0.73 of a CPU against 0.46-0.49 at 2x, and in 2 of 4 Table 3 runs the loss
+used 0.68-0.73 of a CPU against 0.46-0.49 at 2x, and in 2 of 7 Table 3 runs the loss
 notifications waited behind the copies until backpressure stalled the flow (54% and 11% below
-no loss; 4 of 4 passed at 2x, docs/bmv2.md). So BMv2 keeps the share `lgrate` measures its rate
+no loss; 7 of 7 passed at 2x, docs/bmv2.md). So BMv2 keeps the share `lgrate` measures its rate
 with (the testbed's LOOP_RATE_SHARE)."""
 ECN_THRESHOLD_BYTES = 100_000
 """The paper's DCTCP marking threshold (100 KB). Buffers in bytes keep their meaning when the link
