@@ -431,10 +431,9 @@ class Bed:
         off."""
         if mode == "off" or self.protection is None:
             return {}
-        roles = dict(zip(("sender", "receiver"), zip(self.spec.protected, self.protection.ports,
-                                                       strict=True), strict=True))
-        cells = [Cell(roles[role][0], kind, name, roles[role][1])
-                 for role, kind, name in LG_CELLS]
+        (sender, receiver), (tx_port, rx_port) = self.spec.protected, self.protection.ports
+        ends = {"sender": (sender, tx_port), "receiver": (receiver, rx_port)}
+        cells = [Cell(ends[role][0], kind, name, ends[role][1]) for role, kind, name in LG_CELLS]
         values: dict[str, int] = {}
         for switch, reader in self.readers().items():
             for cell, data in reader([c for c in cells if c.switch == switch]).items():
