@@ -17,17 +17,23 @@ CHECK_PERIOD_S = 0.05
 
 
 def expired(state: DeviceState, now_us: int) -> list[p4r.TableEntry]:
-    """Entries idle for at least their timeout and not yet reported since their last hit."""
+    """Entries idle for at least their timeout and not yet reported since their last hit.
+
+    Only the entries with a timeout set are visited (each table's `timed`), from a snapshot:
+    the scan takes no switch lock, a hit landing meanwhile re-arms its entry as usual."""
     found = []
     for info in state.index.tables.values():
         if info.idle_timeout_behavior != p4i.Table.NOTIFY_CONTROL:
             continue
-        for entry in state.pipeline.tables[info.preamble.name].entries():
-            timeout_us = entry.idle_timeout_ns // 1000
-            if not timeout_us or entry.idle_reported_at_hit == entry.last_hit_us:
+        table = state.pipeline.tables[info.preamble.name]
+        if not table.timed:
+            continue
+        for entry in list(table.timed.values()):
+            last_hit_us = entry.last_hit_us
+            if entry.idle_reported_at_hit == last_hit_us:
                 continue
-            if now_us - entry.last_hit_us >= timeout_us:
-                entry.idle_reported_at_hit = entry.last_hit_us
+            if now_us - last_hit_us >= entry.idle_timeout_ns // 1000:
+                entry.idle_reported_at_hit = last_hit_us
                 msg = encode_entry(state, info, entry, p4r.TableEntry())
                 msg.idle_timeout_ns = entry.idle_timeout_ns
                 found.append(msg)

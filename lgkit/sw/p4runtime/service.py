@@ -64,6 +64,10 @@ READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
     "action_profile_member": action_profiles.read_members,
     "action_profile_group": action_profiles.read_groups,
 }
+SNAPSHOT_READERS = ("table_entry", "direct_counter_entry", "direct_meter_entry")
+"Readers that work from a snapshot of a table's entries and need no switch lock."
+READ_CHUNK = 1000
+"Entities per ReadResponse of a Read (each response is serialised while others wait)."
 
 
 @dataclass(frozen=True)
@@ -262,26 +266,38 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         return None
 
     def Read(self, request: p4r.ReadRequest, context: Any) -> Iterator[p4r.ReadResponse]:
+        """Entities in responses of at most READ_CHUNK each, encoded as they are sent."""
         try:
             self._check_device(request.device_id)
             state = self._require_state()
-            entities = self._read_entities(state, request)
+            chunk: list[p4r.Entity] = []
+            for entity in self._read_entities(state, request):
+                chunk.append(entity)
+                if len(chunk) == READ_CHUNK:
+                    yield p4r.ReadResponse(entities=chunk)
+                    chunk = []
         except P4RTError as err:
             context.abort(err.code, err.message)
-        yield p4r.ReadResponse(entities=entities)
+        if chunk:
+            yield p4r.ReadResponse(entities=chunk)
 
-    def _read_entities(self, state: DeviceState, request: p4r.ReadRequest) -> list[p4r.Entity]:
-        out: list[p4r.Entity] = []
+    def _read_entities(self, state: DeviceState, request: p4r.ReadRequest
+                       ) -> Iterator[p4r.Entity]:
+        """Table entries (and their direct resources) come from a snapshot of the table, read
+        and encoded without the switch lock, so a large Read never holds the packet path;
+        other entities are read under the lock."""
         for entity in request.entities:
             which = entity.WhichOneof("entity")
             if which is None:
                 raise invalid("read request entity is empty")
             if which not in READERS:
                 raise unimplemented(f"reading {which} is not supported")
-            with self.switch.lock:
-                out += [p4r.Entity(**{which: found})
-                        for found in READERS[which](state, getattr(entity, which))]
-        return out
+            found = READERS[which](state, getattr(entity, which))
+            if which not in SNAPSHOT_READERS:
+                with self.switch.lock:
+                    found = list(found)
+            for item in found:
+                yield p4r.Entity(**{which: item})
 
     # ------------------------------------------------------------------ stream
 
@@ -389,8 +405,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             state = self.state
             if state is None:
                 continue
-            with self.switch.lock:
-                entries = idletimeout.expired(state, self._now_us())
+            entries = idletimeout.expired(state, self._now_us())  # no lock: idletimeout.py
             if entries:
                 note = idletimeout.notification(entries, self.switch.clock.now_ns())
                 self.arbiter.send_to_primary(note)

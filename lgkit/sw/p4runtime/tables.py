@@ -52,7 +52,7 @@ def write_table_entry(state: DeviceState, kind: int, msg: p4r.TableEntry) -> Non
     if kind == INSERT:
         if existing is not None:
             raise P4RTError(grpc.StatusCode.ALREADY_EXISTS, f"{table.name}: entry exists")
-        if len(table.entries()) >= table.size:
+        if table.entry_count() >= table.size:
             raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{table.name} is full")
         _set_direct_resources(table, entry, msg)
         _start_idle_clock(state, entry, msg.idle_timeout_ns)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -195,6 +196,12 @@ class Table:
     insert raises KeyError if the entry exists; modify/delete raise KeyError if it does not;
     malformed entries (unknown action, wrong parameter count, values too wide, wrong key kinds,
     changing a const table) raise ValueError.
+
+    The match index is kept up to date by every write, in time independent of the table's size
+    for exact and LPM tables (a dict, or one dict per prefix length); a ternary/range/optional
+    table keeps its rows in priority order, a write replacing that list (copy on write). A
+    packet never rebuilds anything: lookups read the current structures, which writes swap or
+    update in single steps, so a lookup running beside a write sees the table before or after it.
     """
 
     def __init__(
@@ -224,28 +231,37 @@ class Table:
         self.const_entries = False
         self._entries: dict[tuple, TableEntry] = {}
         self._order: dict[tuple, int] = {}
+        self.timed: dict[tuple, TableEntry] = {}
+        "The entries with an idle timeout set (the idle-timeout scan reads only these)."
         self._seq = 0
         self._default_hit: Hit
         self.default_action: tuple[str, list[int]] = default_action
         self._set_default(*default_action)
-        kinds = {k.match_kind for k in keys}
-        self._needs_priority = bool(kinds & {"ternary", "range", "optional"})
-        self._lock = threading.Lock()  # control plane vs packet threads
-        self._lookup: Callable[[Any], Hit] = self._rebuild
+        kinds = [k.match_kind for k in keys]
+        self._needs_priority = bool(set(kinds) & {"ternary", "range", "optional"})
+        self._kind = _index_kind(kinds, self._needs_priority)
+        self._lpm_pos = kinds.index("lpm") if self._kind == "lpm" else -1
+        self._lock = threading.Lock()  # control-plane writers among themselves
+        self._lookup: Callable[[Any], Hit]
+        self._reindex()
 
     # ------------------------------------------------------------------ control plane
 
     def entries(self) -> list[TableEntry]:
+        """A snapshot of the entries, in insertion order."""
         return list(self._entries.values())
+
+    def entry_count(self) -> int:
+        return len(self._entries)
 
     def action_infos(self) -> dict[str, ActionInfo]:
         return dict(self._actions)
 
     def invalidate(self) -> None:
-        """Rebuild the matching structure before the next lookup (an action profile's
-        members changed)."""
+        """Recompute every entry's Hit (an action profile's members changed); lookups use the
+        old index until the new one is swapped in."""
         with self._lock:
-            self._lookup = self._rebuild
+            self._reindex()
 
     def find(self, keys: list[KeyMatch | None], priority: int = 0) -> TableEntry | None:
         return self._entries.get(self._ident(keys, priority))
@@ -258,10 +274,7 @@ class Table:
                 raise KeyError(f"{self.name}: entry already exists")
             if len(self._entries) >= self.size:
                 raise ValueError(f"{self.name}: table full ({self.size} entries)")
-            self._entries[ident] = entry
-            self._order[ident] = self._seq
-            self._seq += 1
-            self._lookup = self._rebuild
+            self._add(ident, entry)
 
     def modify(self, entry: TableEntry) -> None:
         """Change the action/parameters (and meter config, if given) of an existing entry;
@@ -277,7 +290,8 @@ class Table:
             if entry.meter_config is not None:
                 old.meter_config = entry.meter_config
                 old.meter_state = None
-            self._lookup = self._rebuild
+            self._track_timeout(ident, old)
+            self._index_put(ident, old, replace=True)
 
     def delete(self, entry: TableEntry) -> None:
         self._check_mutable()
@@ -285,17 +299,19 @@ class Table:
         with self._lock:
             if ident not in self._entries:
                 raise KeyError(f"{self.name}: no such entry")
+            self._index_remove(ident)
             del self._entries[ident]
             del self._order[ident]
-            self._lookup = self._rebuild
+            self.timed.pop(ident, None)
 
     def clear(self) -> None:
         """Remove every (non-const) entry."""
         self._check_mutable()
         with self._lock:
-            self._entries.clear()
-            self._order.clear()
-            self._lookup = self._rebuild
+            self._entries = {}
+            self._order = {}
+            self.timed = {}
+            self._reindex()
 
     def set_default(self, action: str, params: list[int]) -> None:
         if self.profile is not None:
@@ -310,12 +326,21 @@ class Table:
         """Load a const entry from the program (entries are matched in the order given)."""
         ident = self._validate(entry)
         with self._lock:
-            if ident in self._entries:
-                return  # a duplicate const entry never matches: the first one wins
-            self._entries[ident] = entry
-            self._order[ident] = self._seq
-            self._seq += 1
-            self._lookup = self._rebuild
+            if ident not in self._entries:  # a duplicate const entry never matches
+                self._add(ident, entry)
+
+    def _add(self, ident: tuple, entry: TableEntry) -> None:
+        self._entries[ident] = entry
+        self._order[ident] = self._seq
+        self._seq += 1
+        self._track_timeout(ident, entry)
+        self._index_put(ident, entry, replace=False)
+
+    def _track_timeout(self, ident: tuple, entry: TableEntry) -> None:
+        if entry.idle_timeout_ns:
+            self.timed[ident] = entry
+        else:
+            self.timed.pop(ident, None)
 
     def _check_mutable(self) -> None:
         if self.const_entries:
@@ -360,90 +385,114 @@ class Table:
         info = self._actions[entry.action]
         return Hit(entry, info.action_id, info.fn, info.call_args(entry.params))
 
-    def _rebuild(self, key: Any) -> Hit:
-        """Build the matching structure after a change (lazily), then match."""
-        with self._lock:
-            lookup = self._build()
-            self._lookup = lookup
-        return lookup(key)
-
     def lookup(self, key: Any) -> Hit:
         """Match a key (a tuple of ints, one per key) and return the Hit to run."""
         return self._lookup(key)
 
-    def _build(self) -> Callable[[Any], Hit]:
-        kinds = [k.match_kind for k in self.keys]
-        if not self.keys:
-            return lambda key: self._default_hit
-        if all(k == "exact" for k in kinds):
-            return self._build_exact()
-        if not self._needs_priority and kinds.count("lpm") == 1:
-            return self._build_lpm()
-        return self._build_scan()
+    # ------------------------------------------------------------------ the match index
 
-    def _build_exact(self) -> Callable[[Any], Hit]:
-        index = {
-            tuple(k.value for k in ident[0]): self._hit(e) for ident, e in self._entries.items()
-        }
-        get = index.get
+    def _reindex(self) -> None:
+        """Build a fresh index of every entry, then make lookups use it."""
+        self._exact: dict[tuple, Hit] = {}
+        self._by_len: dict[int, dict[tuple, Hit]] = {}
+        self._lpm_buckets: list[tuple[int, dict[tuple, Hit]]] = []
+        self._rows: list[tuple[tuple[int, int], list, Hit]] = []
+        for ident, entry in self._entries.items():
+            self._index_put(ident, entry, replace=False)
+        self._lookup = {"none": self._lookup_none, "exact": self._exact_lookup(),
+                        "lpm": self._lookup_lpm, "scan": self._lookup_scan}[self._kind]
+
+    def _index_put(self, ident: tuple, entry: TableEntry, replace: bool) -> None:
+        hit = self._hit(entry)
+        normed = ident[0]
+        if self._kind == "exact":
+            self._exact[tuple(k.value for k in normed)] = hit
+        elif self._kind == "lpm":
+            plen = normed[self._lpm_pos].prefix_len
+            bucket = self._by_len.get(plen)
+            if bucket is None:
+                bucket = self._by_len[plen] = {}
+                self._lpm_rebucket()
+            bucket[tuple(k.value for k in normed)] = hit
+        elif self._kind == "scan":
+            sort_key = (-ident[1], self._order[ident])
+            matchers = [(i, m) for i, (spec, km) in enumerate(zip(self.keys, normed, strict=True))
+                        if (m := key_matcher(spec, km)) is not None]
+            rows = self._rows
+            at = bisect.bisect_left(rows, sort_key, key=_row_key)
+            self._rows = [*rows[:at], (sort_key, matchers, hit), *rows[at + replace:]]
+
+    def _index_remove(self, ident: tuple) -> None:
+        normed = ident[0]
+        if self._kind == "exact":
+            del self._exact[tuple(k.value for k in normed)]
+        elif self._kind == "lpm":
+            plen = normed[self._lpm_pos].prefix_len
+            bucket = self._by_len[plen]
+            del bucket[tuple(k.value for k in normed)]
+            if not bucket:
+                del self._by_len[plen]
+                self._lpm_rebucket()
+        elif self._kind == "scan":
+            rows = self._rows
+            at = bisect.bisect_left(rows, (-ident[1], self._order[ident]), key=_row_key)
+            self._rows = [*rows[:at], *rows[at + 1:]]
+
+    def _lpm_rebucket(self) -> None:
+        """The (mask, bucket) list a lookup probes, longest prefix first (swapped whole)."""
+        width = self.keys[self._lpm_pos].width
+        full = (1 << width) - 1
+        self._lpm_buckets = [(full ^ ((1 << (width - plen)) - 1), self._by_len[plen])
+                             for plen in sorted(self._by_len, reverse=True)]
+
+    def _lookup_none(self, key: Any) -> Hit:
+        return self._default_hit
+
+    def _exact_lookup(self) -> Callable[[Any], Hit]:
+        get = self._exact.get
 
         def lookup(key: Any) -> Hit:
             return get(key) or self._default_hit
 
         return lookup
 
-    def _build_lpm(self) -> Callable[[Any], Hit]:
-        pos = [k.match_kind for k in self.keys].index("lpm")
-        width = self.keys[pos].width
-        full = (1 << width) - 1
-        by_len: dict[int, dict[tuple, Hit]] = {}
-        for ident, e in self._entries.items():
-            normed = ident[0]
-            plen = normed[pos].prefix_len
-            values = tuple(k.value for k in normed)
-            by_len.setdefault(plen, {})[values] = self._hit(e)
-        buckets = [
-            (pos, full ^ ((1 << (width - plen)) - 1), by_len[plen])
-            for plen in sorted(by_len, reverse=True)
-        ]
+    def _lookup_lpm(self, key: Any) -> Hit:
+        p = self._lpm_pos
+        for mask, bucket in self._lpm_buckets:
+            probe = list(key)
+            probe[p] &= mask
+            found = bucket.get(tuple(probe))
+            if found is not None:
+                return found
+        return self._default_hit
 
-        def lookup(key: Any) -> Hit:
-            for p, mask, bucket in buckets:
-                probe = list(key)
-                probe[p] &= mask
-                found = bucket.get(tuple(probe))
-                if found is not None:
-                    return found
-            return self._default_hit
-
-        return lookup
-
-    def _build_scan(self) -> Callable[[Any], Hit]:
-        rows = []
-        for ident, e in self._entries.items():
-            matchers = [
-                (i, m)
-                for i, (spec, km) in enumerate(zip(self.keys, ident[0], strict=True))
-                if (m := key_matcher(spec, km)) is not None
-            ]
-            rows.append((-ident[1], self._order[ident], matchers, self._hit(e)))
-        rows.sort(key=lambda r: (r[0], r[1]))
-        compiled = [(m, h) for _, _, m, h in rows]
-
-        def lookup(key: Any) -> Hit:
-            for matchers, hit in compiled:
-                for i, (kind, a, b) in matchers:
-                    v = key[i]
-                    if kind == 0:
-                        if v & a != b:
-                            break
-                    elif not a <= v <= b:
+    def _lookup_scan(self, key: Any) -> Hit:
+        for _, matchers, hit in self._rows:
+            for i, (kind, a, b) in matchers:
+                v = key[i]
+                if kind == 0:
+                    if v & a != b:
                         break
-                else:
-                    return hit
-            return self._default_hit
+                elif not a <= v <= b:
+                    break
+            else:
+                return hit
+        return self._default_hit
 
-        return lookup
+
+def _index_kind(kinds: list[str], needs_priority: bool) -> str:
+    """How a table with these match kinds is indexed: none (keyless), exact, lpm or scan."""
+    if not kinds:
+        return "none"
+    if all(k == "exact" for k in kinds):
+        return "exact"
+    if not needs_priority and kinds.count("lpm") == 1:
+        return "lpm"
+    return "scan"
+
+
+def _row_key(row: tuple) -> tuple[int, int]:
+    return row[0]
 
 
 def no_op(S: list, P: Any) -> None:  # noqa: N803 - the generated code's names
