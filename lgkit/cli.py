@@ -17,6 +17,7 @@ COMMAND_MODULES: dict[str, str] = {
     "switch-cli": "lgkit.sw.switch.switch_main",
     "bench-switch": "lgkit.sw.tools.bench_switch",
     "bench-p4runtime": "lgkit.sw.tools.p4rt_load",
+    "bench-tables": "lgkit.sw.tools.bench_tables",
     "soak-switch": "lgkit.sw.tools.soak_switch",
     "soak": "lgkit.sim.cli",
     "stress": "lgkit.sim.cli",
