@@ -243,6 +243,12 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
         except P4RTError as err:
             context.abort(err.code, err.message)
         results = [self._apply_update(state, update) for update in request.updates]
+        added = sum(1 for update, result in zip(request.updates, results, strict=True)
+                    if result is None and update.type == p4r.Update.INSERT
+                    and update.entity.HasField("table_entry"))
+        if added:
+            for hook in self.switch.on_entries_added:
+                hook(added)
         if any(result is not None for result in results):
             status = BatchStatus(results)
             context.abort(status.code, status.details, status.trailing_metadata)

@@ -95,6 +95,8 @@ class Switch:
         self.port_stats: dict[int, PortStats] = {}
         self.packet_in_handlers: list[Callable[[bytes], None]] = []
         self.on_pipeline_change: list[Callable[[Any], None]] = []
+        self.on_entries_added: list[Callable[[int], None]] = []
+        "Called by a control plane with the number of table entries a write request added."
         self.guard: Watchdog | None = None
         "Aborts passes that run too long (real time, set by the port loop); None: unguarded."
         self._generation = 0

@@ -32,6 +32,11 @@ UNSUPPORTED = ["--grpc-server-ssl", "--grpc-server-cacert", "--grpc-server-cert"
 
 STOP_GRACE_S = 2.0
 "How long SIGTERM/SIGINT waits for the packet loop (and a pass in progress) to stop."
+GIL_SWITCH_INTERVAL_S = 0.0005
+"""How long a busy thread keeps the GIL while another waits for it (Python's default: 5 ms).
+The packet loop shares the process with the P4Runtime threads; when a Read encodes 100k
+entries, the loop waits up to this long each time it takes the GIL back (several times per
+packet), so the default let one Read add 11 ms to a packet's delay (`lgkit bench-tables`)."""
 
 
 class UsageError(Exception):
@@ -242,6 +247,7 @@ def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None)
                     max_parser_transitions=args.max_parser_transitions)
     collector = Collector()
     switch.on_pipeline_change.append(collector.on_pipeline_change)
+    switch.on_entries_added.append(collector.on_entries_added)
     if args.program is not None:
         try:
             switch.set_pipeline(load_program(args.program))
@@ -281,6 +287,7 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger,
         loop.close()
         return _error(str(exc))
     collector.start()
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     stop = _StopRequest()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, stop.request)

@@ -93,6 +93,7 @@ class Result:
     read_count: int = 0
     phases: dict[str, list[int]] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
+    note: str = ""
 
 
 class Client:
@@ -272,6 +273,8 @@ def run_target(target: Any, cfg: Config, pair: HostPair) -> Result:
         if client is not None:
             client.close()
         stop_process(switch)
+        if switch.stdout is not None:
+            result.note = " ".join(switch.stdout.read().split("stopped; ")[1:]).strip()
     return result
 
 
@@ -347,10 +350,13 @@ def _probe_frame(dst: int) -> bytes:
 
 
 def _ms(values: list[float], scale: float = 1e3) -> str:
+    """min / median / 99th percentile / max, in ms."""
     if not values:
         return "n/a"
-    return (f"{min(values) * scale:.2f} / {statistics.median(values) * scale:.2f} / "
-            f"{max(values) * scale:.2f} ms")
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return " / ".join(f"{v * scale:.2f}" for v in (ordered[0], statistics.median(ordered), p99,
+                                                   ordered[-1])) + " ms"
 
 
 def report(name: str, cfg: Config, r: Result) -> None:
@@ -368,10 +374,12 @@ def report(name: str, cfg: Config, r: Result) -> None:
                          ("read", f"Read of {r.read_count:,} entries ({r.read_s:.2f} s)")):
         delays = r.phases.get(phase, [])
         added = (max(delays) - median) / 1e6 if delays else float("nan")
-        print(f"  packet delay, {label}: {_ms(delays, 1e-6)} over {len(delays)} packets, "
-              f"{r.lost.get(phase, 0)} lost; worst added to the baseline median: "
-              f"{added:.2f} ms")
+        print(f"  packet delay (min / median / p99 / max), {label}: {_ms(delays, 1e-6)} over "
+              f"{len(delays)} packets, {r.lost.get(phase, 0)} lost; worst added to the "
+              f"baseline median: {added:.2f} ms")
     print(f"  Write RPC of one entry during traffic: {_ms(r.write_rpc_s)}")
+    if r.note:
+        print(f"  switch: {r.note}")
 
 
 def run_bench(cfg: Config, program: Path, with_bmv2: bool = True) -> int:
@@ -395,7 +403,7 @@ def run_bench(cfg: Config, program: Path, with_bmv2: bool = True) -> int:
     for name, times in stf_bench(program, cfg.stf_adds).items():
         total = sum(times["add"]) + sum(times["packet"])
         print(f"STF, {cfg.stf_adds:,} adds {name} (built-in): {total:.2f} s; per add "
-              f"{_ms(times['add'])}; per packet {_ms(times['packet'])}")
+              f"{_ms(times['add'])}; per packet {_ms(times['packet'])} (min / median / p99 / max)")
     return 0
 
 
