@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent import futures
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
 }
 SNAPSHOT_READERS = ("table_entry", "direct_counter_entry", "direct_meter_entry")
 "Readers that work from a snapshot of a table's entries and need no switch lock."
-READ_CHUNK = 1000
+READ_CHUNK = 200
 "Entities per ReadResponse of a Read (each response is serialised while others wait)."
 
 
@@ -282,6 +283,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                 if len(chunk) == READ_CHUNK:
                     yield p4r.ReadResponse(entities=chunk)
                     chunk = []
+                    time.sleep(0)  # hand the GIL to the packet loop if it waits
         except P4RTError as err:
             context.abort(err.code, err.message)
         if chunk:
