@@ -356,6 +356,8 @@ class SwitchCommands:
             priority = _int(rest.pop(), "priority")
         keys = [self._key(spec, text) for spec, text in zip(table.keys, matches, strict=True)]
         table.insert(TableEntry(keys, action, [parse_value(v) for v in rest], priority))
+        for hook in self.switch.on_entries_added:
+            hook(1)
         return ""
 
     @staticmethod

@@ -35,6 +35,8 @@ CHURN_BASE = 0x0C000000  # 12.0.0.0: the entries written during traffic
 PROBE_PORT = 9001
 MAX_MESSAGE = 1 << 30
 PROBE_PERIOD_S = 0.001
+IDLE_S = 2.0
+"How long the switch's CPU use is measured with the table full and no traffic, no writes."
 
 SENDER = """
 import socket, struct, sys, time
@@ -63,7 +65,7 @@ try:
         now = time.monotonic_ns()
         seq, sent = struct.unpack("!QQ", data[:16])
         got.append((seq, sent, now - sent))
-        s.settimeout(2)
+        s.settimeout(1)
 except (TimeoutError, socket.timeout):
     pass
 print(json.dumps(got))
@@ -94,6 +96,7 @@ class Result:
     phases: dict[str, list[int]] = field(default_factory=dict)
     lost: dict[str, int] = field(default_factory=dict)
     note: str = ""
+    idle_cpu: float = 0.0
 
 
 class Client:
@@ -165,8 +168,6 @@ class BuiltinTarget:
     def __init__(self, program: Path, work: Path) -> None:
         self.program, self.work = program, work
 
-    def missing(self) -> list[str]:
-        return []
 
     def config(self) -> p4r.ForwardingPipelineConfig:
         subprocess.run([sys.executable, "-m", "lgkit.cli", "compile", str(self.program),
@@ -188,7 +189,8 @@ class Bmv2Target:
     def __init__(self, program: Path, work: Path) -> None:
         self.program, self.work = program, work / "bmv2"
 
-    def missing(self) -> list[str]:
+    @staticmethod
+    def missing() -> list[str]:
         return [t for t in ("simple_switch_grpc", "p4c-bm2-ss") if not shutil.which(t)]
 
     def config(self) -> p4r.ForwardingPipelineConfig:
@@ -236,6 +238,18 @@ class Traffic:
         return [tuple(x) for x in json.loads(out or "[]")]
 
 
+def _idle_cpu(pid: int, seconds: float) -> float:
+    """The share of one core process `pid` uses while nothing happens for `seconds`."""
+
+    def cpu_s() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    before, started = cpu_s(), time.monotonic()
+    time.sleep(seconds)
+    return (cpu_s() - before) / (time.monotonic() - started)
+
+
 def _phase(got: list[tuple[int, int, int]], start: int, end: int) -> tuple[list[int], int]:
     """Delays of the packets sent in [start, end] and how many of those were lost."""
     inside = [(seq, delay) for seq, sent, delay in got if start <= sent <= end]
@@ -267,6 +281,7 @@ def run_target(target: Any, cfg: Config, pair: HostPair) -> Result:
             if done % cfg.block == 0 or done == cfg.entries:
                 result.blocks.append(time.perf_counter() - block_start)
                 if done == cfg.installed:
+                    result.idle_cpu = _idle_cpu(switch.pid, IDLE_S)
                     _traffic_phases(client, entries, cfg, pair, result)
                 block_start = time.perf_counter()
     finally:
@@ -367,6 +382,8 @@ def report(name: str, cfg: Config, r: Result) -> None:
           + ", ".join(f"{s:.1f}" for s in r.blocks) + " s"
           + (f"; rate min / median / max {min(rates):,.0f} / {statistics.median(rates):,.0f} "
              f"/ {max(rates):,.0f} entries/s" if rates else ""))
+    print(f"  idle, {cfg.installed:,} entries in (no timeout set), no traffic: "
+          f"{r.idle_cpu:.3f} of a core")
     base = r.phases.get("baseline", [])
     median = statistics.median(base) if base else 0
     for phase, label in (("baseline", "no writes"),
