@@ -46,30 +46,34 @@ s.connect((dst, port))
 seq, due = 0, time.monotonic()
 while True:
     due += period
-    s.send(struct.pack("!QQ", seq, time.monotonic_ns()) + b"x" * 48)
+    s.send(struct.pack("!QQ", seq, time.time_ns()) + b"x" * 48)
     seq += 1
     time.sleep(max(0.0, due - time.monotonic()))
 """
 
 RECEIVER = """
-import json, socket, struct, sys, time
+import json, socket, struct, sys
+SO_TIMESTAMPNS = 35  # Linux: the kernel's receive time of each datagram (CLOCK_REALTIME)
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
 s.bind(("0.0.0.0", int(sys.argv[1])))
 print("listening", flush=True)
 s.settimeout(60)
 got = []
 try:
     while True:
-        data = s.recv(2048)
-        now = time.monotonic_ns()
+        data, ancillary, _, _ = s.recvmsg(2048, 64)
+        sec, nsec = struct.unpack("qq", ancillary[0][2][:16])
         seq, sent = struct.unpack("!QQ", data[:16])
-        got.append((seq, sent, now - sent))
+        got.append((seq, sent, sec * 1_000_000_000 + nsec - sent))
         s.settimeout(1)
 except (TimeoutError, socket.timeout):
     pass
 print(json.dumps(got))
 """
+"""The probe's receiver: a packet's delay runs from the sender's clock read just before its
+send to the kernel's receive timestamp, so the receiver's own scheduling delays do not count."""
 
 
 @dataclass
@@ -299,9 +303,9 @@ def _traffic_phases(client: Client, entries: Entries, cfg: Config, pair: HostPai
     traffic = Traffic(pair)
     try:
         time.sleep(0.5)  # the flow reaches its steady state
-        marks = [time.monotonic_ns()]
+        marks = [time.time_ns()]
         time.sleep(1.0)
-        marks.append(time.monotonic_ns())
+        marks.append(time.time_ns())
         due = time.monotonic()
         for i in range(int(cfg.write_seconds / cfg.write_period_s)):
             kind = p4r.Update.INSERT if i % 2 == 0 else p4r.Update.DELETE
@@ -310,13 +314,13 @@ def _traffic_phases(client: Client, entries: Entries, cfg: Config, pair: HostPai
             result.write_rpc_s.append(time.perf_counter() - started)
             due += cfg.write_period_s
             time.sleep(max(0.0, due - time.monotonic()))
-        marks.append(time.monotonic_ns())
+        marks.append(time.time_ns())
         time.sleep(0.2)
-        marks.append(time.monotonic_ns())
+        marks.append(time.time_ns())
         started = time.perf_counter()
         result.read_count = client.read_count(entries.table_id)
         result.read_s = time.perf_counter() - started
-        marks.append(time.monotonic_ns())
+        marks.append(time.time_ns())
         time.sleep(0.3)
     finally:
         got = traffic.stop()
