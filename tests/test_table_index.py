@@ -122,3 +122,15 @@ def test_clear_and_reinsert_and_idle_timeout_tracking() -> None:
     assert table.lookup((2,)).args == (255,) and table.entry_count() == 0
     table.insert(TableEntry([Exact(2)], "set", [4], idle_timeout_ns=5))
     assert table.lookup((2,)).args == (4,) and len(table.timed) == 1
+
+
+def test_lookups_keep_the_current_index_while_it_is_rebuilt() -> None:
+    for kinds, new_key in ((["ternary"], Ternary(1, 0xF)), (["lpm"], Lpm(1, WIDTH)),
+                           (["exact"], Exact(1))):
+        table = _table(kinds)
+        table.insert(TableEntry([new_key], "set", [6], 1 if kinds == ["ternary"] else 0))
+        pinned = table._pinned()  # what lookups use while invalidate() rebuilds
+        table.invalidate()
+        table.delete(TableEntry([new_key], "set", [], 1 if kinds == ["ternary"] else 0))
+        table.insert(TableEntry([new_key], "set", [7], 1 if kinds == ["ternary"] else 0))
+        assert pinned((1,)).args == (6,) and table.lookup((1,)).args == (7,)

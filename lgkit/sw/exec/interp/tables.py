@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -392,7 +393,10 @@ class Table:
     # ------------------------------------------------------------------ the match index
 
     def _reindex(self) -> None:
-        """Build a fresh index of every entry, then make lookups use it."""
+        """Build a fresh index of every entry, then make lookups use it (meanwhile they use
+        the current one)."""
+        if hasattr(self, "_lookup"):
+            self._lookup = self._pinned()
         self._exact: dict[tuple, Hit] = {}
         self._by_len: dict[int, dict[tuple, Hit]] = {}
         self._lpm_buckets: list[tuple[int, dict[tuple, Hit]]] = []
@@ -456,6 +460,15 @@ class Table:
 
         return lookup
 
+    def _pinned(self) -> Callable[[Any], Hit]:
+        """A lookup over the index as it is now (writes and rebuilds replace the LPM bucket
+        list and the rows rather than change them; a rebuild makes a new exact dict)."""
+        if self._kind == "lpm":
+            return functools.partial(Table._lookup_lpm, _Pinned(self))
+        if self._kind == "scan":
+            return functools.partial(Table._lookup_scan, _Pinned(self))
+        return self._lookup  # exact: its closure holds its dict; none: no index
+
     def _lookup_lpm(self, key: Any) -> Hit:
         p = self._lpm_pos
         for mask, bucket in self._lpm_buckets:
@@ -478,6 +491,20 @@ class Table:
             else:
                 return hit
         return self._default_hit
+
+
+class _Pinned:
+    """A table's LPM buckets and rows as they were when made, and its live default action."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+        self._lpm_pos = table._lpm_pos
+        self._lpm_buckets = table._lpm_buckets
+        self._rows = table._rows
+
+    @property
+    def _default_hit(self) -> Hit:
+        return self._table._default_hit
 
 
 def _index_kind(kinds: list[str], needs_priority: bool) -> str:
