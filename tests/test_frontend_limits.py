@@ -1,17 +1,21 @@
-"""Include loops, unreadable includes and deep nesting end in a located error or run: never a
-traceback, a hang or a dependence on Python's own nesting limits."""
+"""Include loops, unreadable includes, deep nesting, macro bombs, recursion, huge widths and
+huge arrays end in a located error or run: never a traceback, a hang, a multi-GB allocation or
+a dependence on Python's own nesting limits."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from test_interp_helpers import load, send, v1switch
+from test_interp_helpers import PRELUDE, load, send, v1switch
 
+from lgkit.sw.exec.interp.instances import MAX_ARRAY_CELLS
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.frontend.limits import MAX_BRANCH_DEPTH, MAX_LAZY_DEPTH
-from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.lang.frontend.preprocess import MAX_EXPANSION_WORK
+from lgkit.sw.lang.p4info import P4InfoError, build_p4info
+from lgkit.sw.lang.types import MAX_WIDTH
 
 HEADERS = """
 header h_t { bit<8> a; bit<8> b; bit<8> o; }
@@ -163,3 +167,78 @@ def test_a_3000_state_parser_chain_runs() -> None:
     source = (HEADERS + parser + "control MyIngress(inout headers hdr, inout metadata meta, "
               "inout standard_metadata_t sm) { apply { sm.egress_spec = 1; } }\n" + v1switch())
     assert send(load(source), 0, bytes([1, 2, 3])) == [(1, bytes([1, 2, 3]))]
+
+
+# ------------------------------------------------------------------ bounded work (p4c's limits)
+
+
+def test_a_macro_expansion_bomb_is_a_located_error_in_bounded_work(tmp_path: Path) -> None:
+    doubling = "".join(f"#define X{i} X{i - 1} X{i - 1}\n" for i in range(1, 41))
+    (tmp_path / "bomb.p4").write_text("#define X0 a\n" + doubling + "X40\n")
+    with pytest.raises(P4Error) as info:
+        compile_file(str(tmp_path / "bomb.p4"))
+    assert f"error: macro expansion exceeds {MAX_EXPANSION_WORK:,} tokens" in str(info.value)
+
+
+def test_the_kits_largest_program_expands_well_within_the_bound() -> None:
+    compile_file(str(Path(__file__).resolve().parents[1] / "p4" / "linkguardian.p4"))
+
+
+RECURSIVE = {
+    "function": ("bit<8> f(in bit<8> x) { return f(x); }", "hdr.h.o = f(hdr.h.a);", "'f'"),
+    "action": ("action a1() { a1(); }", "a1();", "'a1'"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RECURSIVE))
+def test_recursion_is_an_undeclared_name_as_in_p4c(kind: str) -> None:
+    callable_, call, name = RECURSIVE[kind]
+    assert f"error: unknown name {name}" in error_of(ingress(call, callable_))
+
+
+def test_a_control_local_action_calling_itself_is_an_undeclared_name() -> None:
+    source = ingress("", "").replace(" apply {\n", " action a2() { a2(); }\n apply {\n a2();", 1)
+    assert "error: unknown name 'a2'" in error_of(source)
+
+
+def test_an_action_calling_an_earlier_one_still_compiles() -> None:
+    out = send(load(ingress("a2();", "action a1() { } action a2() { a1(); }")), 0, b"\1\2\3")
+    assert out == [(1, b"\1\2\3")]
+
+
+@pytest.mark.parametrize("declaration", [
+    "bit<2049> big;", "int<65536> big;", "varbit<99999999999> big;", "bit<99999999999> big;"])
+def test_widths_beyond_2048_are_refused_as_p4c_does(declaration: str) -> None:
+    kind, width = declaration.split(">")[0].split("<")
+    text = error_of(ingress("", f"header wide_t {{ {declaration} }}"))
+    assert f"error: {kind}<{width}>: Compiler only supports widths up to {MAX_WIDTH}" in text
+
+
+def test_a_literal_wider_than_2048_bits_is_refused_without_building_it() -> None:
+    text = error_of(ingress("hdr.h.o = (bit<8>)(99999999999w1 >> 3);"))
+    assert f"error: 99999999999w: Compiler only supports widths up to {MAX_WIDTH}" in text
+
+
+def test_a_2048_bit_field_runs() -> None:
+    out = send(load(ingress("hdr.h.o = (bit<8>)(((bit<2048>)hdr.h.a) << 2040 >> 2040);")), 0,
+               b"\5\0\0")
+    assert out == [(1, b"\5\0\5")]
+
+
+@pytest.mark.parametrize("extern", [
+    "register<bit<32>>(1 << 30) r;", "counter(1 << 30, CounterType.packets) r;",
+    "meter(1 << 30, MeterType.packets) r;"])
+def test_arrays_of_2_to_the_30_cells_are_refused_before_allocating(extern: str) -> None:
+    source = ingress("", "").replace(" apply {\n", f" {extern}\n apply {{\n", 1)
+    text = error_of(source)
+    assert f"'MyIngress.r' of {1 << 30} cells: the built-in target holds at most " \
+           f"{MAX_ARRAY_CELLS} cells" in text
+
+
+def test_a_size_beyond_int32_is_refused_in_p4info_as_p4c_does() -> None:
+    source = ingress("", "").replace(" apply {\n", " register<bit<8>>(32w0xffffffff) r;\n"
+                                     " apply {\n", 1)
+    with pytest.raises(P4InfoError) as info:
+        build_p4info(compile_source(PRELUDE + source, "test.p4").ir)
+    assert str(info.value) == ("Register 'MyIngress.r' has a size that doesn't fit in an "
+                               "integer: 4294967295")

@@ -726,6 +726,15 @@ def ctor_arg(decl: ir.InstanceDecl, position: int, name: str) -> ir.Expr | None:
     return None
 
 
+def instance_size(inst: InstanceInfo, position: int, kind: str) -> int:
+    """An extern instance's size argument (0 if none), which P4Info holds in an int32."""
+    size = const_int(ctor_arg(inst.decl, position, "size")) or 0
+    if not 0 <= size < 2**31:
+        raise P4InfoError(f"{kind} '{inst.name}' has a size that doesn't fit in an integer: "
+                          f"{size}")
+    return size
+
+
 def const_int(expr: ir.Expr | None) -> int | None:
     if expr is None:
         return None
@@ -1014,14 +1023,14 @@ class P4InfoBuilder:
                     msg.table_ids.append(self.symbols.id(TABLE, table.name))
             selector = inst.extern == "action_selector"
             msg.with_selector = selector
-            msg.size = const_int(ctor_arg(inst.decl, 1 if selector else 0, "size")) or 0
+            msg.size = instance_size(inst, 1 if selector else 0, "Action profile")
             if selector:
                 set_selector_sizes(msg, anns)
         elif kind == COUNTER:
             msg = self.info.counters.add()
             set_preamble(msg.preamble, ident, inst.name, alias, anns)
             msg.spec.unit = COUNTER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")), 0)
-            msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+            msg.size = instance_size(inst, 0, "Counter")
         elif kind == DIRECT_COUNTER:
             msg = self.info.direct_counters.add()
             set_preamble(msg.preamble, ident, inst.name, alias, anns)
@@ -1031,7 +1040,7 @@ class P4InfoBuilder:
             msg = self.info.meters.add()
             set_preamble(msg.preamble, ident, inst.name, alias, anns)
             msg.spec.unit = METER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")), 0)
-            msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+            msg.size = instance_size(inst, 0, "Meter")
         elif kind == DIRECT_METER:
             msg = self.info.direct_meters.add()
             set_preamble(msg.preamble, ident, inst.name, alias, anns)
@@ -1043,7 +1052,7 @@ class P4InfoBuilder:
             written = inst.decl.type_ref.args[0] if inst.decl.type_ref.args else None
             if written is not None and written.resolved is not None:
                 msg.type_spec.CopyFrom(self.types.spec(written.resolved, written))
-            msg.size = const_int(ctor_arg(inst.decl, 0, "size")) or 0
+            msg.size = instance_size(inst, 0, "Register")
 
     def add_value_set(self, vs: InstanceInfo) -> None:
         """One match per select key: the element itself, or each field of a struct element

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+MAX_WIDTH = 2048  # the widest bit<W>, int<W>, varbit<W> and width-prefixed literal, as p4c
+
 
 class P4Type:
     """Base of every P4 type."""

@@ -17,6 +17,9 @@ from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.codegen import CodeGen
 
+# Cells one register, counter or meter array may hold: each is a Python list allocated when the
+# program loads (8 bytes a cell per list), so 2^22 cells cost 32-64 MB; 2^30 would cost GBs.
+MAX_ARRAY_CELLS = 1 << 22
 COUNTER_KINDS = {"packets": "packets", "bytes": "bytes", "packets_and_bytes": "packets_and_bytes"}
 
 
@@ -35,6 +38,9 @@ def make_extern(gen: CodeGen, d: ir.InstanceDecl, qname: str) -> ExternB:
     name = t.name if isinstance(t, ExternT) else d.type_ref.name
     args = [const_arg(gen, a.value) for a in d.args]
     var = f"X_{len(gen.externs)}"
+    if name in ("register", "counter", "meter") and args and args[0] > MAX_ARRAY_CELLS:
+        raise unsupported(d, f"{name} '{qname}' of {args[0]} cells: the built-in target holds "
+                          f"at most {MAX_ARRAY_CELLS} cells per register, counter or meter")
     obj: Any
     if name == "register":
         elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None

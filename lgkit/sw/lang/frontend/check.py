@@ -52,11 +52,11 @@ class Checker(TableChecker):
         elif isinstance(decl, ir.ExternDecl):
             self.check_extern(decl)
         elif isinstance(decl, ir.ActionDecl):
-            self.top.declare(decl.name, decl, decl.loc)
-            self.check_action(decl, self.top)
+            with self.declared_after(decl, self.top):
+                self.check_action(decl, self.top)
         elif isinstance(decl, ir.FunctionDecl):
-            self.top.declare(decl.name, decl, decl.loc)
-            self.check_function(decl)
+            with self.declared_after(decl, self.top):
+                self.check_function(decl)
         elif isinstance(decl, ir.ParserDecl):
             self.top.declare(decl.name, decl, decl.loc)
             self.check_parser(decl)
@@ -141,6 +141,15 @@ class Checker(TableChecker):
             self.block(decl.body, inner)
 
     @contextmanager
+    def declared_after(self, decl: ir.ActionDecl | ir.FunctionDecl, scope: Scope) -> Iterator[None]:
+        """Declare an action or function after its body, as p4c does: a body cannot name its
+        own callable, so recursion (which P4 forbids) is an undeclared name."""
+        try:
+            yield
+        finally:
+            scope.declare(decl.name, decl, decl.loc)
+
+    @contextmanager
     def context(self, ctx: Context) -> Iterator[None]:
         saved, self.ctx = self.ctx, ctx
         try:
@@ -203,8 +212,8 @@ class Checker(TableChecker):
         elif isinstance(local, ir.InstanceDecl):
             self.check_instance(local, scope)
         elif isinstance(local, ir.ActionDecl):
-            scope.declare(local.name, local, local.loc)
-            self.check_action(local, scope)
+            with self.declared_after(local, scope):
+                self.check_action(local, scope)
         elif isinstance(local, ir.TableDecl):
             scope.declare(local.name, local, local.loc)
             self.check_table(local, scope)

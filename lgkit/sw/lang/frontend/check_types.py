@@ -139,6 +139,9 @@ class TypeChecker:
             width = self.const_int(ref.width, scope, "type width")
             if width < (1 if name == "int" else 0):
                 raise self.fail(ref.width.loc, f"invalid width {width} for {name}")
+            if width > t.MAX_WIDTH:
+                raise self.fail(ref.width.loc, f"{name}<{width}>: Compiler only supports widths "
+                                f"up to {t.MAX_WIDTH}")
             return t.VarbitT(width) if name == "varbit" else t.BitsT(width, name == "int")
         simple = {
             "int": t.InfIntT(), "bool": t.BoolT(), "string": t.StringT(), "void": t.VoidT(),

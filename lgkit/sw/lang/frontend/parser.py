@@ -26,6 +26,7 @@ from lgkit.sw.lang.frontend.lexer import (
     scan_type_names,
 )
 from lgkit.sw.lang.frontend.preprocess import split_line_markers
+from lgkit.sw.lang.types import MAX_WIDTH
 
 _PARSE_LOCK = threading.Lock()
 
@@ -189,6 +190,9 @@ class _IrBuilder(Transformer):
     # ----------------------------------------------------------------- expressions
     def int_lit(self, meta: Any, c: _Children) -> ir.IntLit:
         value, width, signed = parse_int_literal(str(c[0]))
+        if width is not None and width > MAX_WIDTH:
+            raise error_at(self._tok_loc(c[0]), f"{width}{'s' if signed else 'w'}: Compiler "
+                           f"only supports widths up to {MAX_WIDTH}")
         return ir.IntLit(self._tok_loc(c[0]), value, width, signed)
 
     def true_lit(self, meta: Any, c: _Children) -> ir.BoolLit:

@@ -14,19 +14,39 @@ from lgkit.sw.lang.frontend.diagnostics import MAX_ERRORS, Diagnostic, P4Error
 from lgkit.sw.lang.ir import Loc
 
 MAX_INCLUDE_DEPTH = 64
+# Tokens macro expansion may handle in one compile (each nested expansion counts again): the
+# kit's largest program (p4/linkguardian.p4 with v1model.p4) uses 16k; 40 doubling #defines
+# would ask for 2^40. Reaching the bound costs about 2 s.
+MAX_EXPANSION_WORK = 250_000
 P4INCLUDE_DIR = str(Path(__file__).resolve().parent.parent / "p4include")
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?!line\b)[A-Za-z]", re.MULTILINE)
 _LINE_MARKER = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
 
 
+class _ExpansionLimit(Exception):
+    """Macro expansion went past MAX_EXPANSION_WORK tokens."""
+
+
 class _Preprocessor(pcpp.Preprocessor):
-    """pcpp with errors collected as diagnostics and comments kept (so lines do not move)."""
+    """pcpp with errors collected as diagnostics, comments kept (so lines do not move) and
+    macro expansion bounded."""
 
     def __init__(self) -> None:
         super().__init__()
         self.line_directive = "#line"
         self.diagnostics: list[Diagnostic] = []
+        self.expansion_work = 0
+
+    def expand_macros(self, tokens: list, expanding_from: list | None = None) -> list:
+        """pcpp's expansion, stopped (with a located error) past MAX_EXPANSION_WORK tokens."""
+        self.expansion_work += len(tokens)
+        if self.expansion_work > MAX_EXPANSION_WORK:
+            where = (tokens[0].source, tokens[0].lineno) if tokens else (None, None)
+            self._report(*where, f"macro expansion exceeds {MAX_EXPANSION_WORK:,} tokens "
+                         "(macros that expand each other many times over?)")
+            raise _ExpansionLimit
+        return super().expand_macros(tokens, expanding_from or [])
 
     def _report(self, file: str | None, line: int | None, message: str) -> None:
         self.diagnostics.append(Diagnostic(Loc(file or "<string>", line or 1, 1), "error", message))
@@ -104,7 +124,10 @@ def preprocess(
         pp.define(f"{name} {value}")
     pp.parse(text, filename)
     out = io.StringIO()
-    pp.write(out)
+    try:
+        pp.write(out)
+    except _ExpansionLimit:
+        pass  # reported as a diagnostic
     if pp.diagnostics:
         raise P4Error(pp.diagnostics[:MAX_ERRORS])
     return out.getvalue()
