@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from lgkit.sw.atomic_file import atomic_file
+
 RESULTS_ROOT = Path(__file__).resolve().parents[2] / "measurements" / "runs"
 STATUSES = ("running", "complete", "incomplete")
 
@@ -116,17 +118,10 @@ def write_csv(path: Path, rows: Iterable[dict[str, Any]],
     """Write a CSV file atomically: to a temporary file in the same folder, synced, renamed."""
     rows = list(rows)
     columns = list(columns if columns is not None else (rows[0] if rows else []))
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-            handle.flush()
-            os.fsync(handle.fileno())
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_file(path, newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
     return path
 
 

@@ -30,6 +30,7 @@ UNSUPPORTED = ["--grpc-server-ssl", "--grpc-server-cacert", "--grpc-server-cert"
                "--grpc-server-key", "--grpc-server-with-client-auth"]
 
 
+IFNAMSIZ = 16  # Linux: interface names are at most 15 bytes
 STOP_GRACE_S = 2.0
 "How long SIGTERM/SIGINT waits for the packet loop (and a pass in progress) to stop."
 GIL_SWITCH_INTERVAL_S = 0.0005
@@ -176,6 +177,10 @@ def _check_options(args: argparse.Namespace) -> None:
     if args.program is not None and args.no_p4:
         raise UsageError("--no-p4 and a PROGRAM exclude each other")
     check_address(args.grpc_server_addr)
+    if args.thrift_port is not None and not 1 <= args.thrift_port <= 65535:
+        raise UsageError(f"--thrift-port {args.thrift_port}: expected a port in 1..65535")
+    if not 0 <= args.device_id < 2**64:
+        raise UsageError(f"--device-id {args.device_id}: expected 0..2^64-1 (P4Runtime's uint64)")
     if not 1 <= args.priority_queues <= 8:
         raise UsageError("--priority-queues must be in 1..8")
     if not 0 <= args.drop_port < 512:
@@ -187,6 +192,9 @@ def _check_options(args: argparse.Namespace) -> None:
         port, sep, ifname = spec.partition("@")
         if not sep or not port.isdigit() or not ifname:
             raise UsageError(f"-i {spec}: expected PORT@IFACE")
+        if not _valid_ifname(ifname):
+            raise UsageError(f"-i {spec}: {ifname!r} is not a Linux interface name (1 to "
+                             f"{IFNAMSIZ - 1} characters, no '/', ':' or white space)")
         if not 0 <= int(port) < 512 or int(port) == args.drop_port:
             raise UsageError(f"-i {spec}: port must be in 0..511 and not the drop port")
         ports.append((int(port), ifname))
@@ -202,6 +210,12 @@ def _check_options(args: argparse.Namespace) -> None:
         parse_port_rates(args.port_rate or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _valid_ifname(name: str) -> bool:
+    """Whether Linux accepts `name` for a network interface (its dev_valid_name rule)."""
+    return (0 < len(name.encode()) < IFNAMSIZ and name not in (".", "..")
+            and not any(c in "/:" or c.isspace() for c in name))
 
 
 def _warn_ignored(args: argparse.Namespace) -> None:
@@ -356,6 +370,10 @@ def _set_port_rates(switch: Switch, args: argparse.Namespace, log: logging.Logge
 
 
 def run_switch_cli(args: argparse.Namespace) -> int:
+    try:
+        check_address(args.grpc_server_addr)
+    except UsageError as exc:
+        return _error(str(exc), status=2)
     lines = args.command or sys.stdin.read().splitlines()
     client = ControlClient(args.grpc_server_addr)
     status = 0
@@ -370,8 +388,7 @@ def run_switch_cli(args: argparse.Namespace) -> int:
                 status = 1
                 continue
             except ConnectionError as exc:
-                print(f"lgkit switch-cli: {exc}", file=sys.stderr)
-                return 1
+                return _error(str(exc))
             if output:
                 print(output)
     finally:

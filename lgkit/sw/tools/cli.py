@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from lgkit.sw.atomic_file import write_all
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     compile_cmd = subparsers.add_parser(
@@ -53,8 +55,9 @@ def compile_program(args: argparse.Namespace) -> object | None:
     from lgkit.sw.lang.frontend.compiler import compile_file
     from lgkit.sw.lang.frontend.diagnostics import P4Error
 
-    if not Path(args.program).is_file():
-        print(f"{args.program}: error: no such file", file=sys.stderr)
+    problem = file_problem(args.program)
+    if problem:
+        print(f"{args.program}: error: {problem}", file=sys.stderr)
         return None
     try:
         return compile_file(args.program, args.include, defines(args.define))
@@ -62,6 +65,15 @@ def compile_program(args: argparse.Namespace) -> object | None:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
         return None
+
+
+def file_problem(path: str) -> str | None:
+    """Why `path` cannot be read as a source file, or None."""
+    if Path(path).is_file():
+        return None
+    if Path(path).is_dir():
+        return "is a directory, not a P4 program"
+    return "not a regular file" if Path(path).exists() else "no such file"
 
 
 def p4info_or_error(compiled: object, program: str) -> object | None:
@@ -108,10 +120,15 @@ def run_compile(args: argparse.Namespace) -> int:
         return 1
     stem = Path(args.program).stem
     text = TEXT_HEADER + text_format.MessageToString(info)
-    (out / f"{stem}.p4info.txt").write_text(text)
     config = config_document(Path(args.program).name, compiled.source, text)  # type: ignore
-    (out / f"{stem}.json").write_text(json.dumps(config, indent=1) + "\n")
-    print(f"wrote {out / (stem + '.p4info.txt')} and {out / (stem + '.json')}")
+    p4info_path, json_path = out / f"{stem}.p4info.txt", out / f"{stem}.json"
+    try:
+        write_all({p4info_path: text, json_path: json.dumps(config, indent=1) + "\n"})
+    except OSError as exc:
+        print(f"{exc.filename}: error: cannot write: {exc.strerror} (nothing written)",
+              file=sys.stderr)
+        return 1
+    print(f"wrote {p4info_path} and {json_path}")
     return 0
 
 

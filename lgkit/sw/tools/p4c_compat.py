@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lgkit.sw.atomic_file import write_all
 from lgkit.sw.lang.p4info import TEXT_HEADER
 
 VERSION = "p4c-bm2-ss (lgkit shim; the LinkGuardian kit's built-in compiler)"
@@ -217,13 +218,13 @@ def compile_request(request: Request, json_path: str, prog: str,
     if request.p4runtime_file:
         files[request.p4runtime_file] = p4info_bytes(info, text, request.p4runtime_file,
                                                      request.p4runtime_format)
-    for path, data in files.items():
-        try:
+    try:
+        for path in files:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_bytes(data)
-        except OSError as exc:
-            print(f"{prog}: error: cannot write {path}: {exc.strerror}", file=sys.stderr)
-            return 1
+        write_all(files)
+    except OSError as exc:
+        print(f"{prog}: error: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 1
     return 0
 
 
