@@ -7,6 +7,7 @@ import pytest
 from test_interp_helpers import load, send, v1switch
 
 from lgkit.sw.exec.interp.hashes import crc16, crc32, csum16
+from lgkit.sw.exec.pipeline import MAX_HELD_DIGESTS
 
 CHECK = b"123456789"
 
@@ -152,6 +153,20 @@ def test_digest_log_assert(pipeline) -> None:
     assert "idx=5 val=6" in pipeline.logs
     run(pipeline, 9, 0, 0)
     assert any(line.startswith("assert failed") for line in pipeline.logs)
+
+
+def test_digests_nobody_consumes_are_bounded_and_counted(pipeline) -> None:
+    pipeline.digests.clear()
+    pipeline.digests.limit, pipeline.digests.dropped = 3, 0
+    try:
+        for value in range(5):
+            run(pipeline, 2, value, 6)
+        assert pipeline.digests == [("dig_t", (v, 6)) for v in range(3)]  # the oldest held
+        assert pipeline.digests.dropped == 2
+        pipeline.digests.drop_all()
+        assert pipeline.digests == [] and pipeline.digests.dropped == 5
+    finally:
+        pipeline.digests.limit = MAX_HELD_DIGESTS
 
 
 def test_verify_and_update_checksum_with_payload(pipeline) -> None:

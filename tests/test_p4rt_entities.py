@@ -19,6 +19,9 @@ from test_p4rt_support import (
     set_pipeline,
 )
 
+from lgkit.sw.exec.pipeline import MAX_HELD_DIGESTS
+from lgkit.sw.switch.loader import load_program
+
 PROGRAM = Path(__file__).parent / "p4" / "p4rt" / "pktio.p4"
 Cfg = p4r.SetForwardingPipelineConfigRequest
 GetCfg = p4r.GetForwardingPipelineConfigRequest
@@ -456,6 +459,24 @@ def wait_for(condition, timeout: float = 5.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.005)
+
+
+def test_digests_of_a_program_loaded_without_p4runtime_are_dropped_and_counted():
+    running = RunningSwitch()  # as `lgkit switch PROGRAM` driven only by Thrift: no client
+    running.switch.set_pipeline(load_program(str(PROGRAM)))
+    sent = MAX_HELD_DIGESTS + 500
+    try:
+        for _ in range(sent):
+            running.inject(1, frame(MAC_A, MAC_B, 0x88B5))
+        def taken() -> bool:
+            with running.switch.lock:
+                return (running.switch.stats(1).rx_packets == sent
+                        and not running.switch.pipeline.digests)
+        wait_for(taken, timeout=60)
+        assert running.switch.pipeline.digests.dropped == sent
+        assert running.switch.counters()["drops"]["digest_dropped"] == sent
+    finally:
+        running.stop()
 
 
 def test_digest_lists_for_configured_digests(rig, names):

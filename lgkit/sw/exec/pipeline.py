@@ -10,8 +10,9 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `entry.counter`), `meters: dict[str, MeterArray]` (direct meters: `entry.meter_config`),
   `direct_counters` / `direct_meters`: extern name -> table name,
   `clone_sessions: dict[int, list[(port, rid)]]`, `mc_groups: dict[int, list[(rid, port)]]`
-  (replication order), `digests: list[(name, values)]` (appended at the end of ingress; consumers
-  drain it), `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
+  (replication order), `digests: DigestQueue` (a list of (name, values) appended at the end of
+  ingress; consumers drain it; at most MAX_HELD_DIGESTS wait, more are dropped),
+  `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
   `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`),
   `action_profiles: dict[str, ActionProfile]` (members and groups of action profiles and
   selectors; entries of their tables name `member=` or `group=`).
@@ -24,7 +25,7 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
 Units and threading: times are microseconds of the switch clock; meter rates are units
 (packets or bytes) per second and bursts are units (BMv2's CLI uses units per microsecond).
 Table mutations may run in another thread than the packet passes (tables lock internally);
-`digests` and `logs` grow until their consumer drains them.
+`logs` grows until its consumer drains it.
 """
 
 from __future__ import annotations
@@ -79,6 +80,28 @@ UnsupportedError = P4Error  # construct outside the supported subset: "unsupport
 
 DROP_PORT = 511
 MAX_PARSER_TRANSITIONS = 10_000  # per packet; see Pipeline.max_parser_transitions
+MAX_HELD_DIGESTS = 4096  # digests waiting for their consumer; see DigestQueue
+
+
+class DigestQueue(list[tuple[str, tuple[int, ...]]]):
+    """The digests passes emitted, waiting for their consumer: at most `limit` are held and
+    newer ones are dropped and counted in `dropped`, as BMv2 drops digests no client takes."""
+
+    def __init__(self, limit: int = MAX_HELD_DIGESTS) -> None:
+        super().__init__()
+        self.limit = limit
+        self.dropped = 0
+
+    def append(self, digest: tuple[str, tuple[int, ...]]) -> None:
+        if len(self) < self.limit:
+            super().append(digest)
+        else:
+            self.dropped += 1
+
+    def drop_all(self) -> None:
+        """Drop (and count) every digest held: nobody will consume them."""
+        self.dropped += len(self)
+        self.clear()
 
 
 class Pipeline:
@@ -106,7 +129,7 @@ class Pipeline:
         self.action_profiles: dict[str, ActionProfile] = {
             ext.qname: ext.obj for ext in compiled.externs if isinstance(ext.obj, ActionProfile)
         }
-        self.digests: list[tuple[str, tuple[int, ...]]] = []
+        self.digests = DigestQueue()
         self.logs: list[str] = compiled.logs
         self.rng = random.Random(seed)
         compiled.ns["_rng"] = self.rng

@@ -419,14 +419,17 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                 self.arbiter.send_to_primary(note)
 
     def _pump_digests(self) -> None:
+        """Send the switch's digests to the primary client; a program not loaded over P4Runtime
+        has no digest configured, so its digests are dropped (and counted), as BMv2's are."""
         while not self._stopping.wait(DIGEST_POLL_S):
-            state = self.state
-            if state is None or not state.pipeline.digests:
+            state, pipeline = self.state, self.switch.pipeline
+            if pipeline is None or not pipeline.digests:
                 continue
             with self.switch.lock:
-                emitted = list(state.pipeline.digests)
-                state.pipeline.digests.clear()
-            if not emitted:
-                continue
+                if state is None or state.pipeline is not pipeline:
+                    pipeline.digests.drop_all()
+                    continue
+                emitted = list(pipeline.digests)
+                pipeline.digests.clear()
             for digest_list in self._digest_lists.build(state, emitted):
                 self.arbiter.send_to_primary(p4r.StreamMessageResponse(digest=digest_list))

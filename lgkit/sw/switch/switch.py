@@ -307,11 +307,15 @@ class Switch:
         backend.send(data)
 
     def counters(self) -> dict[str, Any]:
-        """Drop counters by cause, the traffic manager's tail drops by (port, priority) queue,
-        pipeline passes by kind and per-port frame counters."""
+        """Drop counters by cause (with the program's dropped digests), the traffic manager's
+        tail drops by (port, priority) queue, pipeline passes by kind and per-port frame
+        counters."""
         with self.lock:
+            drops = dict(self.drops)
+            if self.pipeline is not None and self.pipeline.digests.dropped:
+                drops["digest_dropped"] = self.pipeline.digests.dropped
             return {
-                "drops": dict(sorted(self.drops.items())),
+                "drops": dict(sorted(drops.items())),
                 "queue_drops": dict(sorted(self.tm.queue_drops.items())),
                 "passes": dict(sorted(self.passes.items())),
                 "ports": {p: s.as_dict() for p, s in sorted(self.port_stats.items())},
