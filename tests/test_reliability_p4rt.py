@@ -24,7 +24,12 @@ from test_p4rt_support import StreamClient, batch_errors, set_pipeline, start_se
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.p4runtime import service as service_module
-from lgkit.sw.p4runtime.errors import DETAILS_BUDGET_BYTES, MAX_WRITE_UPDATES
+from lgkit.sw.p4runtime.errors import (
+    DETAILS_BUDGET_BYTES,
+    MAX_MESSAGE_CHARS,
+    MAX_WRITE_UPDATES,
+    P4RTError,
+)
 from lgkit.sw.p4runtime.server import MAX_WRITE_BYTES
 
 INSERT = p4r.Update.INSERT
@@ -185,3 +190,29 @@ def test_huge_write_requests_do_not_grow_the_server():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_read_with_a_huge_key_is_invalid_argument_with_a_short_message(rig, names):  # noqa: F811
+    """A 9 kB key was echoed whole: the status outgrew a default client's 8 KiB of metadata
+    and the client saw RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT."""
+    _, client = rig
+    entry = dmac(names, b"\x01" * 9000)
+    channel = grpc.insecure_channel(f"127.0.0.1:{rig[0].port}",
+                                    options=[("grpc.max_metadata_size", 8192)])
+    stub = service_module.p4r_grpc.P4RuntimeStub(channel)
+    with pytest.raises(grpc.RpcError) as info:
+        list(stub.Read(p4r.ReadRequest(device_id=1, entities=[p4r.Entity(table_entry=entry)]),
+                       timeout=10))
+    channel.close()
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert info.value.details() == (
+        "match field hdr.ethernet.dstAddr: value 0x0101010101010101...0101010101010101 "
+        "(9000 bytes) does not fit in 48 bits")
+
+
+def test_every_error_message_is_bounded():
+    message = P4RTError(grpc.StatusCode.INVALID_ARGUMENT, "name " + "x" * 100_000 + " END").message
+    assert len(message) <= MAX_MESSAGE_CHARS
+    assert message.startswith("name xxx") and message.endswith("xxx END")
+    assert " ...(99057 characters cut)... " in message
+    assert P4RTError(grpc.StatusCode.NOT_FOUND, "short").message == "short"

@@ -12,8 +12,16 @@ def decode(data: bytes, width: int, what: str) -> int:
         raise invalid(f"{what}: empty byte string")
     value = int.from_bytes(data, "big")
     if value >> width:
-        raise invalid(f"{what}: value 0x{data.hex()} does not fit in {width} bits")
+        raise invalid(f"{what}: value {shown(data)} does not fit in {width} bits")
     return value
+
+
+def shown(data: bytes, most: int = 16) -> str:
+    """A byte string for an error message: hex, its middle cut beyond `most` bytes."""
+    if len(data) <= most:
+        return f"0x{data.hex()}"
+    half = most // 2
+    return f"0x{data[:half].hex()}...{data[-half:].hex()} ({len(data)} bytes)"
 
 
 def encode(value: int) -> bytes:

@@ -6,14 +6,29 @@ import grpc
 from finsy.proto import p4r, rpc_status
 from google.protobuf import any_pb2
 
+MAX_MESSAGE_CHARS = 1000
+"""Longest error message: a message echoing a client's value (a 5 kB key) must still fit gRPC's
+8 KiB of trailing metadata, or the client sees RESOURCE_EXHAUSTED instead of the real code."""
+
 
 class P4RTError(Exception):
-    """A request (or one update of a batch) failed with a P4Runtime status code."""
+    """A request (or one update of a batch) failed with a P4Runtime status code; the message
+    is cut to MAX_MESSAGE_CHARS."""
 
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        message = bounded(message)
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+def bounded(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`message`, or its start and end with the middle cut when it is longer than `limit`."""
+    if len(message) <= limit:
+        return message
+    keep = limit - 48  # room for the note
+    note = f" ...({len(message) - keep} characters cut)... "
+    return message[:keep - keep // 4] + note + message[len(message) - keep // 4:]
 
 
 def invalid(message: str) -> P4RTError:
