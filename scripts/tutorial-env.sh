@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create .venv-tutorial: Python for P4Runtime helper libraries (protobuf 3.20, the `p4` package
-# with p4.tmp.p4config_pb2, scapy, Mininet), and .venv-tutorial/env.sh, which puts it first on
-# PATH, then the PATH it found, the kit's .venv/bin (lgkit) and the BMv2-named shims
-# (.venv/bmv2-shims/bin) last, so a real BMv2/p4c on PATH wins. Idempotent; never touches .venv.
+# with p4.tmp.p4config_pb2, p4runtime-shell, scapy, Mininet), and .venv-tutorial/env.sh, which
+# puts it first on PATH, then the PATH it found, the kit's .venv/bin (lgkit) and the BMv2-named
+# shims (.venv/bmv2-shims/bin) last, so a real BMv2/p4c on PATH wins. Idempotent; never touches
+# .venv.
 # Run `make setup` first (it makes the shims).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +31,6 @@ cat > "$VENV/env.sh" <<ENV
 # source this file: tutorial Python first; real BMv2/p4c wherever PATH has them; lgkit; the kit's shims last
 export PATH="$VENV/bin:\${PATH}:$ROOT/.venv/bin:$ROOT/.venv/bmv2-shims/bin"
 ENV
-"$VENV/bin/python" -c "import p4.v1.p4runtime_pb2, p4.config.v1.p4info_pb2, p4.tmp.p4config_pb2, grpc, scapy.all, mininet.net"
+"$VENV/bin/python" -c "import p4.v1.p4runtime_pb2, p4.config.v1.p4info_pb2, p4.tmp.p4config_pb2, grpc, scapy.all, mininet.net, p4runtime_sh.shell"
 echo "$want" > "$STAMP"
 echo "tutorial-env: created $VENV (source $VENV/env.sh)"

@@ -12,6 +12,8 @@ import time
 import pytest
 from course_support import TUTORIALS, bmv2_env, free_port, kit_env, make_tutorial_env
 
+from lgkit.course.toolchain import REPO
+
 FEATURES = ("packet_io", "digest_and_idle_timeout", "multicast", "clone", "counters", "meter")
 
 
@@ -64,3 +66,46 @@ def test_on_bmv2(tmp_path):
     if env is None:
         pytest.skip("BMv2 simple_switch_grpc and p4c are not installed")
     run_features(tmp_path, env)
+
+
+SHELL_SESSION = """
+import sys
+import p4runtime_sh.shell as sh
+address, p4info, config = sys.argv[1:]
+sh.setup(device_id=0, grpc_addr=address, election_id=(0, 1),
+         config=sh.FwdPipeConfig(p4info, config))
+entry = sh.TableEntry("MyIngress.dmac")(action="MyIngress.set_port")
+entry.match["hdr.ethernet.dstAddr"] = "00:00:00:00:00:0a"
+entry.action["port"] = "3"
+entry.insert()
+for read in sh.TableEntry("MyIngress.dmac").read():
+    print("read", read.match["hdr.ethernet.dstAddr"].exact.value.hex(),
+          read.action["port"].value.hex())
+sh.teardown()
+"""
+
+
+def test_p4runtime_shell_programs_the_kit(tmp_path):
+    """p4runtime-shell (`p4runtime_sh`, as flowcache's controller uses it) in the tutorial
+    environment: it pushes a program, writes an entry and reads it back from the kit's switch."""
+    env = kit_env()
+    built = subprocess.run(
+        ["p4c-bm2-ss", "-o", "basic.json", "--p4runtime-files", "basic.p4info.txt",
+         str(REPO / "p4" / "basic.p4")], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120)
+    assert built.returncode == 0, built.stderr
+    port = free_port()
+    switch = subprocess.Popen(["simple_switch_grpc", "--no-p4", "--grpc-server-addr",
+                               f"127.0.0.1:{port}"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert switch.stdout is not None and "ready" in switch.stdout.readline()
+        session = subprocess.run(["python3", "-c", SHELL_SESSION, f"127.0.0.1:{port}",
+                                  "basic.p4info.txt", "basic.json"], cwd=tmp_path, env=env,
+                                 capture_output=True, text=True, timeout=120)
+    finally:
+        switch.terminate()
+        switch.wait(timeout=30)
+    assert session.returncode == 0, session.stdout + session.stderr
+    reads = [line for line in session.stdout.splitlines() if line.startswith("read ")]
+    assert reads == ["read 0a 03"]  # the one entry, in P4Runtime's canonical bytes
