@@ -109,6 +109,17 @@ def test_compile_of_a_missing_file_says_so() -> None:
     assert one_error_line(done) == "p4/nope.p4: error: no such file"
 
 
+def test_compile_out_naming_a_file_says_so(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    done = lgkit("compile", "p4/basic.p4", "--out", str(tmp_path / "afile"))
+    assert one_error_line(done) == f"{tmp_path}/afile: error: --out names a file, not a directory"
+
+
+def test_bench_pipeline_refuses_an_endless_run() -> None:
+    done = lgkit("bench-pipeline", "--packets", "99999999999999999999")
+    assert one_error_line(done, status=2) == "lgkit: error: --packets must be in 1..10,000,000"
+
+
 # ------------------------------------------------------------------ a closed stdout
 
 

@@ -161,12 +161,15 @@ def measure(packets: int, payload_len: int = 64) -> tuple[float, float]:
     return packets / elapsed, packets / cpu
 
 
+MAX_PACKETS = 10_000_000  # minutes of the interpreter (70k-200k packets/s here); more is a typo
+
+
 def _run(args: argparse.Namespace) -> int:
-    if args.packets <= 0:
-        print("error: --packets must be positive", file=sys.stderr)
+    if not 1 <= args.packets <= MAX_PACKETS:
+        print(f"lgkit: error: --packets must be in 1..{MAX_PACKETS:,}", file=sys.stderr)
         return 2
     if not 0 <= args.payload <= 9000:
-        print("error: --payload must be between 0 and 9000 bytes", file=sys.stderr)
+        print("lgkit: error: --payload must be between 0 and 9000 bytes", file=sys.stderr)
         return 2
     wall, cpu = measure(args.packets, args.payload)
     print(f"interpreter: {wall:,.0f} packets/s wall clock, {cpu:,.0f} packets/s of CPU time "

@@ -113,6 +113,9 @@ def run_compile(args: argparse.Namespace) -> int:
     if info is None or not loads(compiled):
         return 1
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"{args.out}: error: --out names a file, not a directory", file=sys.stderr)
+        return 1
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
