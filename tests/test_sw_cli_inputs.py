@@ -4,6 +4,7 @@ options)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -118,6 +119,18 @@ def test_compile_out_naming_a_file_says_so(tmp_path: Path) -> None:
 def test_bench_pipeline_refuses_an_endless_run() -> None:
     done = lgkit("bench-pipeline", "--packets", "99999999999999999999")
     assert one_error_line(done, status=2) == "lgkit: error: --packets must be in 1..10,000,000"
+
+
+@pytest.mark.parametrize(("args", "status", "message"), [
+    (["bench-switch", "--seconds", "nan"], 2, "--seconds must be in 0.5..3600"),
+    (["bench-switch", "--program", "p4"], 1, "--program p4: is a directory, not a P4 program"),
+    (["soak-switch", "--program", "p4"], 1, "--program p4: is a directory, not a P4 program"),
+])
+def test_switch_benchmarks_check_their_options_before_starting(args: list[str], status: int,
+                                                               message: str) -> None:
+    if args[0] == "soak-switch" and os.geteuid() != 0:
+        pytest.skip("soak-switch checks for root first")
+    assert one_error_line(lgkit(*args), status=status) == f"lgkit: error: {message}"
 
 
 # ------------------------------------------------------------------ a closed stdout

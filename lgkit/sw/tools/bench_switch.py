@@ -19,6 +19,7 @@ from typing import Any
 from tqdm import tqdm
 
 from lgkit.sw.tools.bmv2_stf import free_tcp_port
+from lgkit.sw.tools.cli import file_problem
 
 UDP_PORT = 9000
 ETH_IP_UDP_HEADERS = 14 + 20 + 8
@@ -497,5 +498,12 @@ def _run_bench(args: argparse.Namespace) -> int:
     if not 1 <= args.repeat <= 100:
         print("lgkit bench-switch: --repeat must be in 1..100", file=sys.stderr)
         return 2
+    if not 0.5 <= args.seconds <= 3600:
+        print("lgkit: error: --seconds must be in 0.5..3600", file=sys.stderr)
+        return 2
+    problem = args.program and file_problem(args.program)
+    if problem:
+        print(f"lgkit: error: --program {args.program}: {problem}", file=sys.stderr)
+        return 1
     program = args.program or str(Path(__file__).resolve().parents[3] / "p4" / "basic.p4")
     return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat)

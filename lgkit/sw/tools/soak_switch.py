@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lgkit.sw.tools.bench_switch import HostPair, _run, start_switch, stop_process, udp_rate
+from lgkit.sw.tools.cli import file_problem
 
 GOAL_GROWTH = 0.05
 FRAME_BYTES = 1400
@@ -73,9 +74,17 @@ def _run_soak(args: argparse.Namespace) -> int:
     if not 0.5 <= args.minutes <= 24 * 60:
         print("lgkit: error: --minutes must be in 0.5..1440", file=sys.stderr)
         return 1
+    problem = args.program and file_problem(args.program)
+    if problem:
+        print(f"lgkit: error: --program {args.program}: {problem}", file=sys.stderr)
+        return 1
     program = args.program or str(Path(__file__).resolve().parents[3] / "p4" / "basic.p4")
     print(f"soak: lgkit switch forwarding {FRAME_BYTES} B UDP for {args.minutes:g} min")
-    result = soak(program, args.minutes * 60)
+    try:
+        result = soak(program, args.minutes * 60)
+    except RuntimeError as exc:  # the switch did not start or died
+        print(f"lgkit: error: {exc}", file=sys.stderr)
+        return 1
     rss = result["rss_mb"]
     print(f"RSS: start {rss[0]:.1f} MB, after warm-up {rss[1]:.1f} MB, end {rss[-1]:.1f} MB, "
           f"max {max(rss):.1f} MB; growth after warm-up {result['growth'] * 100:+.1f}% "
