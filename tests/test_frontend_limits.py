@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from test_interp_helpers import PRELUDE, load, send, v1switch
 
+from lgkit.sw.exec.interp.codegen import MAX_PACKET_SLOTS
 from lgkit.sw.exec.interp.instances import MAX_ARRAY_CELLS
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
@@ -242,3 +243,10 @@ def test_a_size_beyond_int32_is_refused_in_p4info_as_p4c_does() -> None:
         build_p4info(compile_source(PRELUDE + source, "test.p4").ir)
     assert str(info.value) == ("Register 'MyIngress.r' has a size that doesn't fit in an "
                                "integer: 4294967295")
+
+
+def test_a_header_stack_of_two_billion_is_refused_before_allocating() -> None:
+    source = ingress("").replace("struct headers { h_t h; }",
+                                 "struct headers { h_t h; h_t[2000000000] hs; }", 1)
+    assert f"error: unsupported: a packet's headers, metadata and locals need more than " \
+           f"{MAX_PACKET_SLOTS} values" in error_of(source)

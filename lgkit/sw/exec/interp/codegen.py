@@ -46,6 +46,10 @@ from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import error_at
 from lgkit.sw.lang.types import ExternT, P4Type, StructLikeT, ValueSetT
 
+# Scalar values (slots) one packet's state may hold: p4/linkguardian.p4 needs 296; a stack of
+# a million headers would cost hundreds of MB per packet.
+MAX_PACKET_SLOTS = 1 << 16
+
 
 class CodeGen:
     """Compiles a whole program; `build()` returns the executed module namespace."""
@@ -96,12 +100,15 @@ class CodeGen:
     def alloc(self, t: P4Type, at: ir.Node) -> Slot:
         try:
             n = size_of(t)
-            init = template(t)
         except LayoutError as exc:
             raise error_at(at.loc, f"unsupported: {exc}") from None
+        if self.nslots + n > MAX_PACKET_SLOTS:
+            raise error_at(at.loc, f"unsupported: a packet's headers, metadata and locals need "
+                           f"more than {MAX_PACKET_SLOTS} values (a header stack of "
+                           "millions?); the built-in target copies them for every packet")
         base = self.nslots
         self.nslots += n
-        self.init.extend(init)
+        self.init.extend(template(t))
         return Slot(base, t)
 
     def const_obj(self, value: Any) -> str:
