@@ -501,9 +501,18 @@ def _run_bench(args: argparse.Namespace) -> int:
     if not 0.5 <= args.seconds <= 3600:
         print("lgkit: error: --seconds must be in 0.5..3600", file=sys.stderr)
         return 2
-    problem = args.program and file_problem(args.program)
-    if problem:
-        print(f"lgkit: error: --program {args.program}: {problem}", file=sys.stderr)
+    program = program_or_error(args.program)
+    if program is None:
         return 1
-    program = args.program or str(Path(__file__).resolve().parents[3] / "p4" / "basic.p4")
     return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat)
+
+
+def program_or_error(program: str | None) -> str | None:
+    """The program a benchmark runs (default: p4/basic.p4), or None after a one-line error."""
+    if program is None:
+        return str(Path(__file__).resolve().parents[3] / "p4" / "basic.p4")
+    problem = file_problem(program)
+    if problem:
+        print(f"lgkit: error: --program {program}: {problem}", file=sys.stderr)
+        return None
+    return program

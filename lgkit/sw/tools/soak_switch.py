@@ -10,8 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lgkit.sw.tools.bench_switch import HostPair, _run, start_switch, stop_process, udp_rate
-from lgkit.sw.tools.cli import file_problem
+from lgkit.sw.tools.bench_switch import (
+    HostPair,
+    _run,
+    program_or_error,
+    start_switch,
+    stop_process,
+    udp_rate,
+)
 
 GOAL_GROWTH = 0.05
 FRAME_BYTES = 1400
@@ -74,11 +80,9 @@ def _run_soak(args: argparse.Namespace) -> int:
     if not 0.5 <= args.minutes <= 24 * 60:
         print("lgkit: error: --minutes must be in 0.5..1440", file=sys.stderr)
         return 1
-    problem = args.program and file_problem(args.program)
-    if problem:
-        print(f"lgkit: error: --program {args.program}: {problem}", file=sys.stderr)
+    program = program_or_error(args.program)
+    if program is None:
         return 1
-    program = args.program or str(Path(__file__).resolve().parents[3] / "p4" / "basic.p4")
     print(f"soak: lgkit switch forwarding {FRAME_BYTES} B UDP for {args.minutes:g} min")
     try:
         result = soak(program, args.minutes * 60)
