@@ -7,6 +7,7 @@ import importlib
 import os
 import signal
 import sys
+from typing import NoReturn
 
 # Each module defines `register(subparsers) -> None`, adding its subcommands with
 # `set_defaults(func=...)`; `func(args) -> int` returns the exit code. Only the module of the
@@ -36,9 +37,18 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line `lgkit: error: COMMAND: message` (exit status 2, argparse's for
+    usage errors), the whole usage being one `--help` away; subcommand parsers inherit it."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("lgkit").strip()
+        self.exit(2, f"lgkit: error: {command + ': ' if command else ''}{message}\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with `command`'s module registered, or every module when command is None."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="lgkit", description="LinkGuardian testbed kit: run in-network loss recovery."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

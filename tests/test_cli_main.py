@@ -30,3 +30,11 @@ def test_unknown_command_is_a_clear_error(capsys: pytest.CaptureFixture[str]) ->
         cli.main(["no-such-command"])
     assert exit_info.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_usage_errors_are_one_line_naming_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["switch", "--device-id", "abc"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (
+        "lgkit: error: switch: argument --device-id: invalid int value: 'abc'\n")
