@@ -2,8 +2,11 @@
 
 Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
 
-- `Pipeline.load(compiled, seed=None)`: code-generates the program once (raises the frontend's
-  P4Error with `unsupported: <what>` for anything the target cannot execute).
+- `Pipeline.load(compiled, seed=None, optimise=None)`: code-generates the program once (raises
+  the frontend's P4Error with `unsupported: <what>` for anything the target cannot execute).
+  `optimise=False` (or, when None, the environment variable LGKIT_NO_OPT set to anything but
+  "" or "0"; `--no-opt` of `lgkit stf` / `lgkit switch` sets it) runs the generated code without
+  the optimisers (inline -> peephole -> slot-locals), to tell an optimiser bug from others.
 - State, keyed by P4Info names ("MyIngress.ipv4_lpm", actions "MyIngress.drop", "NoAction"):
   `tables: dict[str, Table]`, `registers: dict[str, RegisterArray]`,
   `counters: dict[str, CounterArray]` (indirect counters; direct counters live on the entries:
@@ -30,6 +33,7 @@ Table mutations may run in another thread than the packet passes (tables lock in
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from typing import Any
@@ -70,6 +74,7 @@ __all__ = [
     "TableEntry",
     "Ternary",
     "UnsupportedError",
+    "turn_optimisers_off",
     "RegisterArray",
     "CounterArray",
     "MeterArray",
@@ -78,6 +83,7 @@ __all__ = [
 
 UnsupportedError = P4Error  # construct outside the supported subset: "unsupported: <what>"
 
+NO_OPT_ENV = "LGKIT_NO_OPT"
 DROP_PORT = 511
 MAX_PARSER_TRANSITIONS = 10_000  # per packet; see Pipeline.max_parser_transitions
 MAX_HELD_DIGESTS = 4096  # digests waiting for their consumer; see DigestQueue
@@ -102,6 +108,12 @@ class DigestQueue(list[tuple[str, tuple[int, ...]]]):
         """Drop (and count) every digest held: nobody will consume them."""
         self.dropped += len(self)
         self.clear()
+
+
+def turn_optimisers_off() -> None:
+    """Every later Pipeline.load of this process (and of its children) runs the generated code
+    without the optimisers (`--no-opt`)."""
+    os.environ[NO_OPT_ENV] = "1"
 
 
 class Pipeline:
@@ -145,9 +157,13 @@ class Pipeline:
         self.ingress, self.ingress_job, self.egress = self.slots.passes
 
     @classmethod
-    def load(cls, compiled: Any, seed: int | None = None) -> Pipeline:
-        """Build the pipeline of a frontend CompiledProgram (anything with `.ir`)."""
-        return cls(compile_v1model(compiled.ir), getattr(compiled, "name", ""), seed)
+    def load(cls, compiled: Any, seed: int | None = None,
+             optimise: bool | None = None) -> Pipeline:
+        """Build the pipeline of a frontend CompiledProgram (anything with `.ir`); `optimise`
+        None: unless LGKIT_NO_OPT says not to (module docstring)."""
+        if optimise is None:
+            optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
+        return cls(compile_v1model(compiled.ir, optimise), getattr(compiled, "name", ""), seed)
 
     @property
     def drop_port(self) -> int:
@@ -181,4 +197,6 @@ class Pipeline:
     def generated_source(self) -> str:
         """The Python source generated for this program, as it runs (inlined; for debugging:
         its line numbers are those of tracebacks in `<lgkit-generated>`)."""
+        if not self.code.optimised:
+            return self.code.source
         return inlined_source(self.code.source, self.code.outside)

@@ -11,6 +11,8 @@ import threading
 import time
 from typing import Any
 
+from lgkit.sw.exec.pipeline import turn_optimisers_off
+
 from .collector import Collector
 from .control_service import CommandError, ControlClient, SwitchCommands, control_handler
 from .linkrate import parse_port_rates, shaped_rate_bps
@@ -80,6 +82,8 @@ def _add_switch_options(parser: argparse.ArgumentParser) -> None:
                         help="log level (info)")
     parser.add_argument("--pcap", nargs="?", const=".", default=None, metavar="DIR",
                         help="write DIR/<iface>_in.pcap and _out.pcap")
+    parser.add_argument("--no-opt", action="store_true", default=None,
+                        help="run programs without the optimisers (as LGKIT_NO_OPT=1 does)")
     parser.add_argument("--no-p4", action="store_true", default=None,
                         help="start without a program (push one over P4Runtime)")
     parser.add_argument("--thrift-port", type=int, default=None, metavar="PORT",
@@ -104,7 +108,7 @@ def _dest(option: str) -> str:
 DEFAULTS: dict[str, Any] = {
     "interface": [], "device_id": 0, "grpc_server_addr": "127.0.0.1:9559", "cpu_port": None,
     "priority_queues": 1, "drop_port": 511, "log_console": False, "log_level": "info",
-    "no_p4": False,
+    "no_p4": False, "no_opt": False,
 }
 
 
@@ -252,6 +256,8 @@ def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None)
     except UsageError as exc:
         return _error(str(exc), status=2)
     _warn_ignored(args)
+    if args.no_opt:
+        turn_optimisers_off()  # also for programs pushed over P4Runtime
     try:
         log = _setup_logging(args)
     except OSError as exc:

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from lgkit.sw.atomic_file import write_all
 
+NO_OPT_HELP = ("run the generated code without the optimisers (inline, peephole, slot-locals), "
+               "as LGKIT_NO_OPT=1 does")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     compile_cmd = subparsers.add_parser(
@@ -33,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
              "simple_switch, simple_switch_CLI); both: run on both and compare every packet "
              "and every value read")
     stf_cmd.add_argument("--work", help="BMv2: keep its files (JSON, pcaps, log) here")
+    stf_cmd.add_argument("--no-opt", action="store_true", help=NO_OPT_HELP)
     add_preprocessor_options(stf_cmd)
     stf_cmd.set_defaults(func=run_stf)
 
@@ -186,9 +190,11 @@ def run_stf(args: argparse.Namespace) -> int:
     info = p4info_or_error(compiled, args.program)
     if info is None:
         return 1
-    from lgkit.sw.exec.pipeline import Pipeline
+    from lgkit.sw.exec.pipeline import Pipeline, turn_optimisers_off
     from lgkit.sw.lang.frontend.diagnostics import P4Error
 
+    if args.no_opt:
+        turn_optimisers_off()
     try:
         pipeline = Pipeline.load(compiled)
     except P4Error as exc:

@@ -372,12 +372,16 @@ class CodeGen:
         actions = {a.fn for plan in self.tables for a in plan.actions}
         return Outside(frozenset(kept), frozenset(blocks) | actions)
 
-    def build(self, blocks: list[str]) -> dict[str, Any]:
-        """Compile the module (`blocks`: the names of its top-level block functions)."""
+    def build(self, blocks: list[str], optimise: bool = True) -> dict[str, Any]:
+        """Compile the module (`blocks`: the names of its top-level block functions); without
+        `optimise`, as generated (no inlining, peephole or slot-locals: interp/inline.py)."""
         self.source = source = "\n".join(self.functions)
         self.boundary = self.outside(blocks)
         try:
-            code, self.width = inline_module(source, self.boundary)
+            if optimise:
+                code, self.width = inline_module(source, self.boundary)
+            else:
+                code = compile(source, "<lgkit-generated>", "exec")
         except SyntaxError as exc:  # a code generator bug: report it clearly
             raise RuntimeError(f"generated code does not compile: {exc}") from exc
         exec(code, self.ns)

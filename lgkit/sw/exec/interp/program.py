@@ -45,6 +45,7 @@ class CompiledV1:
     direct_meters: dict[str, str] = field(default_factory=dict)
     empty_blocks: frozenset[str] = frozenset()  # controls with nothing to run (no locals)
     outside: Outside | None = None  # what code outside the module uses (slotlocals.py)
+    optimised: bool = True  # inlined, peephole-optimised, slot-locals (CodeGen.build)
 
 
 def _block_decl(program: ir.Program, arg: ir.Expr) -> tuple[Any, str]:
@@ -85,16 +86,17 @@ def _main(program: ir.Program) -> ir.InstanceDecl:
     return main
 
 
-def compile_v1model(program: ir.Program) -> CompiledV1:
-    """Generate and load the code of a checked program (P4Error on unsupported constructs)."""
+def compile_v1model(program: ir.Program, optimise: bool = True) -> CompiledV1:
+    """Generate and load the code of a checked program (P4Error on unsupported constructs);
+    `optimise` False runs the generated code as generated (CodeGen.build)."""
     try:
         with deep_recursion():
-            return _compile(program)
+            return _compile(program, optimise)
     except LayoutError as exc:
         raise error_at(program.loc, f"unsupported: {exc}") from None
 
 
-def _compile(program: ir.Program) -> CompiledV1:
+def _compile(program: ir.Program, optimise: bool) -> CompiledV1:
     main = _main(program)
     gen = CodeGen(program)
     gen.ns["_dmeter"] = direct_meter_execute
@@ -142,7 +144,7 @@ def _compile(program: ir.Program) -> CompiledV1:
             blocks[role] = compile_parser(gen, decl, scope, name + ".")
         else:
             blocks[role] = gen.compile_control(decl, scope, name + ".")
-    ns = gen.build(list(blocks.values()))
+    ns = gen.build(list(blocks.values()), optimise)
     tables = {}
     direct_counters, direct_meters = {}, {}
     for plan in gen.tables:
@@ -167,6 +169,7 @@ def _compile(program: ir.Program) -> CompiledV1:
         logs=gen.logs,
         source=gen.source,
         outside=gen.boundary,
+        optimised=optimise,
         direct_counters=direct_counters,
         direct_meters=direct_meters,
         hdr_range=(hdr.base, hdr.base + size_of(hdr_t)),

@@ -1,0 +1,81 @@
+"""The optimisers (inline -> peephole -> slot-locals) change nothing: the conformance corpus and
+LinkGuardian's STF tests give the same packets, logs, digests and state with them and without
+them (Pipeline.load(optimise=False), LGKIT_NO_OPT, `--no-opt`)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from tools import conformance
+
+from lgkit.cli import main
+from lgkit.sw.exec import v1model
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend import P4Error
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
+
+REPO = Path(__file__).resolve().parents[1]
+LG = REPO / "p4" / "linkguardian.p4"
+LG_STF = sorted((REPO / "tests" / "lg_stf").glob("*.stf"))
+CORPUS = conformance.programs(conformance.CORPUS)
+
+
+def _observed(program: Path, stf: Path, optimise: bool) -> tuple:
+    """Everything a run shows: verdict, packets per port, logs, digests, registers, counters."""
+    try:
+        stmts = parse_stf(stf.read_text(errors="replace"), str(stf))
+        compiled = compile_file(str(program))
+        pipeline = Pipeline.load(compiled, seed=1, optimise=optimise)
+    except (StfError, P4Error) as exc:
+        return ("refused", str(exc))
+    assert pipeline.code.optimised is optimise
+    runner = StfRunner(pipeline, build_p4info(compiled.ir), str(stf))
+    try:
+        result = runner.run(stmts)
+    except StfError as exc:
+        return ("stf-error", str(exc))
+    return (result.passed, runner.received, result.log, result.check_failures, pipeline.logs,
+            pipeline.digests, {n: r.values for n, r in pipeline.registers.items()},
+            {n: (c.packets, c.bytes) for n, c in pipeline.counters.items()})
+
+
+@pytest.fixture
+def counted_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Untimed runs read the wall clock for timestamps: a clock that each reading advances by
+    1/1024 s instead (exact in binary), so that the two runs see the same times."""
+    ticks = itertools.count()
+    monkeypatch.setattr(v1model, "time", SimpleNamespace(monotonic=lambda: next(ticks) / 1024))
+
+
+@pytest.mark.usefixtures("counted_clock")
+@pytest.mark.parametrize("stf", CORPUS + LG_STF, ids=[s.stem for s in CORPUS + LG_STF])
+def test_same_results_with_and_without_the_optimisers(stf: Path) -> None:
+    program = LG if stf in LG_STF else stf.with_suffix(".p4")
+    optimised = _observed(program, stf, True)
+    assert _observed(program, stf, False) == optimised
+    if stf in LG_STF:
+        assert optimised[0] is True
+
+
+def test_the_unoptimised_code_is_the_generated_code() -> None:
+    compiled = compile_file(str(LG))
+    plain = Pipeline.load(compiled, optimise=False)
+    assert plain.generated_source() == plain.code.source
+    assert Pipeline.load(compiled).generated_source() != plain.code.source
+
+
+def test_the_environment_variable_and_the_option(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    compiled = compile_file(str(LG))
+    monkeypatch.setenv("LGKIT_NO_OPT", "1")
+    assert not Pipeline.load(compiled).code.optimised
+    monkeypatch.setenv("LGKIT_NO_OPT", "0")
+    assert Pipeline.load(compiled).code.optimised
+    monkeypatch.delenv("LGKIT_NO_OPT")
+    assert main(["stf", "--no-opt", str(LG), str(LG_STF[0])]) == 0, capsys.readouterr()
+    assert not Pipeline.load(compiled).code.optimised
