@@ -18,7 +18,7 @@ from test_p4rt_support import (
 )
 
 from lgkit.cli import main
-from lgkit.sw.exec import v1model
+from lgkit.sw.exec.arch.v1model import passes as v1model
 from lgkit.sw.exec.interp.tables import Exact, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file

@@ -162,8 +162,8 @@ def test_p4runtime_accepts_every_form_and_refuses_unusable_ones(built):
 
 
 def test_field_lists_named_by_constants(tmp_path):
+    from lgkit.sw.exec.arch.v1model.passes import run_untimed
     from lgkit.sw.exec.pipeline import Pipeline
-    from lgkit.sw.exec.v1model import run_untimed
     from lgkit.sw.lang.frontend.compiler import compile_file
 
     program = ROOT / "tests" / "p4" / "frontend" / "field_list_const.p4"

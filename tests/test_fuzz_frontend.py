@@ -10,8 +10,8 @@ import pytest
 from fuzz_inputs import FUZZ_SETTINGS, P4_TOKENS, InputHang, mutants, per_input_limit
 from hypothesis import event, given
 
+from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.pipeline import Pipeline
-from lgkit.sw.exec.v1model import run_untimed
 from lgkit.sw.lang.frontend import P4Error, compile_source
 from lgkit.sw.lang.p4info import build_p4info
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lgkit.cli import main
-from lgkit.sw.exec.v1model import run_untimed
+from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.tools import bench_pipeline as bench
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.pipeline import Pipeline
-from lgkit.sw.exec.v1model import run_untimed
 from lgkit.sw.lang.frontend.compiler import compile_source
 
 PRELUDE = """

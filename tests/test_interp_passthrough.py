@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_interp_helpers import load, send, v1switch
 
-from lgkit.sw.exec import v1model
+from lgkit.sw.exec.arch.v1model import passes as v1model
 
 # Loops `meta.loops` times through recirculation with its headers unchanged (a field list
 # carries the count), then leaves on port 1. The compute control writes a checksum of a.x

@@ -12,7 +12,7 @@ import pytest
 from tools import conformance
 
 from lgkit.cli import main
-from lgkit.sw.exec import v1model
+from lgkit.sw.exec.arch.v1model import passes as v1model
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file

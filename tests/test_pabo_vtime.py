@@ -19,9 +19,9 @@ from lgkit.schemes.pabo_control import (
     topology_writes,
 )
 from lgkit.schemes.vfabric import compiled
+from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.interp.tables import Exact
 from lgkit.sw.exec.pipeline import Pipeline
-from lgkit.sw.exec.v1model import run_untimed
 
 SMALL = PaboParams(capacity=50, bounce_capacity=50)
 

@@ -18,8 +18,8 @@ from test_p4rt_support import (
     set_pipeline,
 )
 
+from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.pipeline import Exact, Pipeline, Ternary
-from lgkit.sw.exec.v1model import run_untimed
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 

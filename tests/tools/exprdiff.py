@@ -19,8 +19,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from lgkit.sw.exec.arch.v1model.passes import run_untimed  # noqa: E402
 from lgkit.sw.exec.pipeline import Pipeline  # noqa: E402
-from lgkit.sw.exec.v1model import run_untimed  # noqa: E402
 from lgkit.sw.lang.frontend import P4Error  # noqa: E402
 from lgkit.sw.lang.frontend.compiler import compile_file  # noqa: E402
 from tools import bmv2, p4exprgen  # noqa: E402

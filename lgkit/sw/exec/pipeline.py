@@ -38,11 +38,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from lgkit.sw.exec import v1model
+from lgkit.sw.exec.arch.v1model import passes as v1model
+from lgkit.sw.exec.arch.v1model.program import CompiledV1, compile_v1model
 from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.inline import inlined_source
-from lgkit.sw.exec.interp.program import CompiledV1, compile_v1model
 from lgkit.sw.exec.interp.tables import (
     Exact,
     KeyMatch,

@@ -452,7 +452,7 @@ class StfRunner:
     """Executes STF statements against a loaded pipeline (lgkit.sw.exec.pipeline.Pipeline)."""
 
     def __init__(self, pipeline: object, info: p4i.P4Info, filename: str = "<stf>") -> None:
-        from lgkit.sw.exec import v1model
+        from lgkit.sw.exec.arch.v1model import passes as v1model
 
         self.pipeline = pipeline
         self.run_packet = v1model.run_untimed

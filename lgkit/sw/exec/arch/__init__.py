@@ -1,0 +1,1 @@
+"""Architectures of the built-in target: one module each."""
