@@ -116,7 +116,7 @@ def _room(module: str, package: str) -> str | None:
 def test_graph_sees_the_whole_package() -> None:
     graph = _graph()
     assert "lgkit.sw.exec.pipeline" in graph and "lgkit.net.cli" in graph
-    assert "lgkit.sw.exec.arch.v1model.passes" in graph["lgkit.sw.exec.pipeline"]
+    assert "lgkit.sw.exec.arch.registry" in graph["lgkit.sw.exec.pipeline"]
 
 
 def test_circle_finder_finds_circles() -> None:

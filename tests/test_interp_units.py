@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from lgkit.sw.exec.externs.meter import GREEN, RED, YELLOW, MeterArray
+from lgkit.sw.exec.externs.register import RegisterArray
 from lgkit.sw.exec.interp import hashes
-from lgkit.sw.exec.interp.externs import GREEN, RED, YELLOW, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.runtime import format_log, pop_front, push_front, read_bits
 from lgkit.sw.exec.interp.tables import (
     ActionInfo,

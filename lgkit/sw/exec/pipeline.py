@@ -19,7 +19,9 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`),
   `action_profiles: dict[str, ActionProfile]` (members and groups of action profiles and
   selectors; entries of their tables name `member=` or `group=`).
-- Packet passes (see v1model.py for the exact BMv2 order of decisions):
+- The architecture (`arch`, exec/arch/: found by the package of `main`; v1model's V1Switch, the
+  one there is) makes the passes and drives untimed runs: `run_untimed(port, data)`.
+- Packet passes (see arch/v1model/passes.py for the exact BMv2 order of decisions):
   `ingress(port, data, now_us) -> IngressResult`, `ingress_job(job, now_us) -> IngressResult`,
   `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`
   (the queue values default to 0). They are generated functions bound per pipeline (attributes,
@@ -38,10 +40,13 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from lgkit.sw.exec.arch.v1model import passes as v1model
-from lgkit.sw.exec.arch.v1model.program import CompiledV1, compile_v1model
+from lgkit.sw.exec.arch.base import Architecture
+from lgkit.sw.exec.arch.registry import architecture_of
+from lgkit.sw.exec.arch.v1model.program import CompiledV1
+from lgkit.sw.exec.externs.counter import CounterArray
+from lgkit.sw.exec.externs.meter import MeterArray
+from lgkit.sw.exec.externs.register import RegisterArray
 from lgkit.sw.exec.interp.action_profiles import ActionProfile
-from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.inline import inlined_source
 from lgkit.sw.exec.interp.tables import (
     Exact,
@@ -119,8 +124,10 @@ def turn_optimisers_off() -> None:
 class Pipeline:
     """A loaded program: generated code plus all control-plane-visible state."""
 
-    def __init__(self, compiled: CompiledV1, name: str = "", seed: int | None = None):
+    def __init__(self, compiled: CompiledV1, arch: Architecture, name: str = "",
+                 seed: int | None = None):
         self.name = name
+        self.arch = arch
         self.code = compiled
         self.tables: dict[str, Table] = compiled.tables
         self.registers: dict[str, RegisterArray] = {}
@@ -149,12 +156,12 @@ class Pipeline:
             profile.rng = self.rng
         self.drop_port = DROP_PORT
         self.max_parser_transitions = MAX_PARSER_TRANSITIONS
-        self.slots = v1model.Slots(self)
-        # The packet passes (module docstring), generated for this pipeline (v1model.PASSES).
+        self.slots: Any = None  # the architecture's (Architecture.bind)
+        # The packet passes (module docstring), generated for this pipeline by its architecture.
         self.ingress: Callable[[int, bytes, int], IngressResult]
         self.ingress_job: Callable[[IngressJob, int], IngressResult]
         self.egress: Callable[..., EgressResult]
-        self.ingress, self.ingress_job, self.egress = self.slots.passes
+        self.ingress, self.ingress_job, self.egress = arch.bind(self)
 
     @classmethod
     def load(cls, compiled: Any, seed: int | None = None,
@@ -163,7 +170,13 @@ class Pipeline:
         None: unless LGKIT_NO_OPT says not to (module docstring)."""
         if optimise is None:
             optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
-        return cls(compile_v1model(compiled.ir, optimise), getattr(compiled, "name", ""), seed)
+        arch = architecture_of(compiled.ir)
+        return cls(arch.compile(compiled.ir, optimise), arch, getattr(compiled, "name", ""), seed)
+
+    def run_untimed(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        """One packet and everything it causes, to completion (the architecture's untimed
+        driver); returns the transmitted packets in order."""
+        return self.arch.run_untimed(self, port, data)
 
     @property
     def drop_port(self) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 from finsy.proto import p4i, p4r
 
-from lgkit.sw.exec.interp.externs import TrTcm
+from lgkit.sw.exec.externs.meter import TrTcm
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 from . import codec

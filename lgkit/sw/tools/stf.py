@@ -452,10 +452,8 @@ class StfRunner:
     """Executes STF statements against a loaded pipeline (lgkit.sw.exec.pipeline.Pipeline)."""
 
     def __init__(self, pipeline: object, info: p4i.P4Info, filename: str = "<stf>") -> None:
-        from lgkit.sw.exec.arch.v1model import passes as v1model
-
         self.pipeline = pipeline
-        self.run_packet = v1model.run_untimed
+        self.run_packet = pipeline.arch.run_untimed  # type: ignore[attr-defined]
         self.tables = table_infos(info)
         self.filename = filename
         self.result = StfResult()

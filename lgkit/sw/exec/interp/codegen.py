@@ -7,7 +7,7 @@ is compiled once per program, so no AST is walked per packet.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp import hashes, runtime
 from lgkit.sw.exec.interp.calls import Calls, ordered_args
@@ -46,6 +46,9 @@ from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import error_at
 from lgkit.sw.lang.types import ExternT, P4Type, StructLikeT, ValueSetT
 
+if TYPE_CHECKING:
+    from lgkit.sw.exec.externs.base import Registry
+
 # Scalar values (slots) one packet's state may hold: p4/linkguardian.p4 needs 296; a stack of
 # a million headers would cost hundreds of MB per packet.
 MAX_PACKET_SLOTS = 1 << 16
@@ -54,9 +57,9 @@ MAX_PACKET_SLOTS = 1 << 16
 class CodeGen:
     """Compiles a whole program; `build()` returns the executed module namespace."""
 
-    def __init__(self, program: ir.Program):
-
+    def __init__(self, program: ir.Program, externs: Registry):
         self.program = program
+        self.extern_registry = externs  # the architecture's externs (exec/externs/)
         self.nslots = 0
         self.init: list = []
         self.functions: list[str] = []

@@ -1,18 +1,14 @@
-"""Extern instances declared in a program: register, counter, meter, their direct forms, and
-action profiles/selectors."""
+"""Extern instances declared in a program, made by their types in the architecture's registry."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lgkit.sw.exec.interp import hashes
-from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.exprs import unsupported
-from lgkit.sw.exec.interp.externs import CounterArray, MeterArray, RegisterArray
 from lgkit.sw.exec.interp.scope import ExternB
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.consteval import const_value
-from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT
+from lgkit.sw.lang.types import ExternT
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.codegen import CodeGen
@@ -20,7 +16,6 @@ if TYPE_CHECKING:
 # Cells one register, counter or meter array may hold: each is a Python list allocated when the
 # program loads (8 bytes a cell per list), so 2^22 cells cost 32-64 MB; 2^30 would cost GBs.
 MAX_ARRAY_CELLS = 1 << 22
-COUNTER_KINDS = {"packets": "packets", "bytes": "bytes", "packets_and_bytes": "packets_and_bytes"}
 
 
 def const_arg(gen: CodeGen, e: ir.Expr) -> Any:
@@ -34,40 +29,17 @@ def const_arg(gen: CodeGen, e: ir.Expr) -> Any:
 
 
 def make_extern(gen: CodeGen, d: ir.InstanceDecl, qname: str) -> ExternB:
+    """An extern instance: its run-time state, made by its type in the architecture's registry,
+    named in the generated module."""
     t = d.type_ref.resolved
     name = t.name if isinstance(t, ExternT) else d.type_ref.name
+    kind = gen.extern_registry.type_of(d, name)
     args = [const_arg(gen, a.value) for a in d.args]
+    if kind.cells_arg is not None and args[kind.cells_arg] > MAX_ARRAY_CELLS:
+        raise unsupported(d, f"{name} '{qname}' of {args[kind.cells_arg]} cells: the built-in "
+                          f"target holds at most {MAX_ARRAY_CELLS} cells per register, counter "
+                          "or meter")
+    obj = kind.make(gen, d, qname, args)
     var = f"X_{len(gen.externs)}"
-    if name in ("register", "counter", "meter") and args and args[0] > MAX_ARRAY_CELLS:
-        raise unsupported(d, f"{name} '{qname}' of {args[0]} cells: the built-in target holds "
-                          f"at most {MAX_ARRAY_CELLS} cells per register, counter or meter")
-    obj: Any
-    if name == "register":
-        elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
-        if isinstance(elem, BitsT):
-            width, signed = elem.width, elem.signed
-        elif isinstance(elem, BoolT):
-            width, signed = 1, False
-        elif isinstance(elem, EnumT) and elem.underlying is not None:
-            width, signed = elem.underlying.width, False
-        else:
-            raise unsupported(d, "register of a non-bit type")
-        obj = RegisterArray(qname, int(args[0]), width, signed, gen.logs)
-    elif name == "counter":
-        obj = CounterArray(qname, int(args[0]), COUNTER_KINDS[str(args[1])], gen.logs)
-    elif name == "meter":
-        obj = MeterArray(qname, int(args[0]), str(args[1]), gen.logs)
-    elif name == "direct_counter":
-        obj = COUNTER_KINDS[str(args[0])]
-    elif name == "direct_meter":
-        obj = str(args[0])
-    elif name == "action_profile":
-        obj = ActionProfile(qname, int(args[0]), selector=False)
-    elif name == "action_selector":
-        algo = str(args[0])  # every v1model HashAlgorithm; None: random
-        obj = ActionProfile(qname, int(args[1]), selector=True,
-                            algorithm=hashes.ALGORITHMS.get(algo))
-    else:
-        raise unsupported(d, f"extern {name}")
     gen.ns[var] = obj
-    return ExternB(var, name, qname, obj)
+    return ExternB(var, name, qname, obj, kind)

@@ -46,6 +46,7 @@ class ExternB:
     kind: str
     qname: str
     obj: Any
+    type: Any = None  # its ExternType (exec/externs/base.py); None: a value set
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The v1model architecture as BMv2 simple_switch runs it: ingress and egress passes with the
+"""v1model's packet passes as BMv2 simple_switch runs them: ingress and egress passes with the
 traffic-manager decisions in BMv2's order, and an untimed driver for STF and tests.
 
 End of ingress: I2E clone (original bytes re-parsed; all metadata then reset except the field

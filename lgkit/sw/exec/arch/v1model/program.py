@@ -1,13 +1,13 @@
-"""Compile a checked v1model program: bind V1Switch's six blocks to shared slot regions."""
+"""Compile a checked v1model program: bind V1Switch's six blocks to shared slot regions (headers,
+metadata, standard_metadata: the metadata layout)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.codegen import CodeGen
 from lgkit.sw.exec.interp.exprs import unsupported
-from lgkit.sw.exec.interp.externs import direct_meter_execute
 from lgkit.sw.exec.interp.instances import make_extern
 from lgkit.sw.exec.interp.layout import LayoutError, field_offset, size_of
 from lgkit.sw.exec.interp.packetgen import compile_parser
@@ -20,6 +20,9 @@ from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import error_at
 from lgkit.sw.lang.frontend.limits import deep_recursion
 from lgkit.sw.lang.types import EnumT, ExternT, P4Type, StructLikeT
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.externs.base import Registry
 
 BLOCKS = ("parser", "verify", "ingress", "egress", "compute", "deparser")
 
@@ -72,34 +75,27 @@ def _find(program: ir.Program, name: str) -> Any:
 
 
 def _main(program: ir.Program) -> ir.InstanceDecl:
-    main = program.main
-    if main is None:
-        for d in program.decls:
-            if isinstance(d, ir.InstanceDecl) and d.name == "main":
-                main = d
-    if main is None:
-        raise error_at(program.loc, "unsupported: a program without a `main` package instance")
-    if main.type_ref.name != "V1Switch":
-        raise unsupported(main, f"package {main.type_ref.name} (only V1Switch)")
+    main = program.main or next(d for d in program.decls
+                                if isinstance(d, ir.InstanceDecl) and d.name == "main")
     if len(main.args) != 6:
         raise unsupported(main, "V1Switch with other than six blocks")
     return main
 
 
-def compile_v1model(program: ir.Program, optimise: bool = True) -> CompiledV1:
+def compile_v1model(program: ir.Program, externs: Registry, optimise: bool = True
+                    ) -> CompiledV1:
     """Generate and load the code of a checked program (P4Error on unsupported constructs);
     `optimise` False runs the generated code as generated (CodeGen.build)."""
     try:
         with deep_recursion():
-            return _compile(program, optimise)
+            return _compile(program, externs, optimise)
     except LayoutError as exc:
         raise error_at(program.loc, f"unsupported: {exc}") from None
 
 
-def _compile(program: ir.Program, optimise: bool) -> CompiledV1:
+def _compile(program: ir.Program, externs: Registry, optimise: bool) -> CompiledV1:
     main = _main(program)
-    gen = CodeGen(program)
-    gen.ns["_dmeter"] = direct_meter_execute
+    gen = CodeGen(program, externs)
     gen.ns["_logs"] = gen.logs
     decls = [_block_decl(program, a.value) for a in main.args]
     for d in program.decls:  # extern objects instantiated at top level

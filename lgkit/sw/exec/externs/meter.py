@@ -1,81 +1,20 @@
-"""Stateful v1model externs: register, counter and meter arrays (and the direct meter state)."""
+"""meter(size, kind) and direct_meter(kind): RFC 2698 two-rate three-colour markers."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from lgkit.sw.exec.externs.base import ExternType
+from lgkit.sw.exec.interp.exprs import fit
+from lgkit.sw.lang import ir
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.interp.calls import Calls
+    from lgkit.sw.exec.interp.codegen import CodeGen
+    from lgkit.sw.exec.interp.fnctx import FnCtx
+    from lgkit.sw.exec.interp.scope import ExternB
+
 GREEN, YELLOW, RED = 0, 1, 2
-
-
-class RegisterArray:
-    """register<bit<W>>(size). Values are stored unsigned; out-of-range access is an error log
-    entry (read leaves the destination unchanged, write does nothing), as in BMv2. The
-    generated code indexes `values` directly in range (the list object never changes)."""
-
-    def __init__(self, name: str, size: int, width: int, signed: bool, logs: list[str]):
-        self.name = name
-        self.size = size
-        self.width = width
-        self.signed = signed
-        self.values = [0] * size
-        self._mask = (1 << width) - 1
-        self._logs = logs
-
-    def read(self, index: int) -> int:
-        return self.values[index]
-
-    def write(self, index: int, value: int) -> None:
-        if not 0 <= index < self.size:
-            raise IndexError(f"{self.name}: index {index} out of range")
-        self.values[index] = value & self._mask
-
-    def reset(self) -> None:
-        self.values[:] = [0] * self.size  # in place: generated code holds the list
-
-    def p4_read(self, index: int, current: int) -> int:
-        """The value a P4 `read` stores (signed for int<W>), or `current` when out of range."""
-        if index >= self.size:
-            self._logs.append(f"error: register {self.name}: read index {index} out of range")
-            return current
-        value = self.values[index]
-        if self.signed and value >> (self.width - 1):
-            value -= 1 << self.width
-        return value
-
-    def p4_write(self, index: int, value: int) -> None:
-        if index >= self.size:
-            self._logs.append(f"error: register {self.name}: write index {index} out of range")
-            return
-        self.values[index] = value & self._mask
-
-
-class CounterArray:
-    """counter(size, kind); kind is 'packets', 'bytes' or 'packets_and_bytes'. The generated
-    code updates `packets` and `bytes` directly in range (the list objects never change)."""
-
-    def __init__(self, name: str, size: int, kind: str, logs: list[str]):
-        self.name = name
-        self.size = size
-        self.kind = kind
-        self.packets = [0] * size
-        self.bytes = [0] * size
-        self._logs = logs
-
-    def read(self, index: int) -> tuple[int, int]:
-        return (self.packets[index], self.bytes[index])
-
-    def write(self, index: int, packets: int, nbytes: int) -> None:
-        self.packets[index] = packets
-        self.bytes[index] = nbytes
-
-    def reset(self) -> None:
-        self.packets[:] = [0] * self.size  # in place: generated code holds the lists
-        self.bytes[:] = [0] * self.size
-
-    def count(self, index: int, length: int) -> None:
-        if index >= self.size:
-            self._logs.append(f"error: counter {self.name}: index {index} out of range")
-            return
-        self.packets[index] += 1
-        self.bytes[index] += length
 
 
 class TrTcm:
@@ -153,3 +92,38 @@ def direct_meter_execute(entry: object, packets: bool, length: int, now_us: int)
     if state is None:
         state = entry.meter_state = TrTcm.new_state(config)  # type: ignore[attr-defined]
     return TrTcm.mark(config, state, 1 if packets else length, now_us)
+
+
+class Meter(ExternType):
+    name = "meter"
+    cells_arg = 0
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        return MeterArray(qname, int(args[0]), str(args[1]), gen.logs)
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if name != "execute_meter":
+            return super().method(calls, fx, call, b, name, args)
+        idx = fx.eg.ex(args[0])
+        color = fx.temp()  # executed even when the result is discarded (`_`)
+        fx.line(f"{color} = {b.var}.execute({idx}, P.count_len, P.now)")
+        fx.stmts.store_code(fx, args[1], fit(color, args[1].type))
+        return ""
+
+
+class DirectMeter(ExternType):
+    """Executed by the table on a hit (tablegen.py: `_dmeter`, the colour in P.dm)."""
+
+    name = "direct_meter"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        gen.ns["_dmeter"] = direct_meter_execute
+        return str(args[0])
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if name != "read":
+            return super().method(calls, fx, call, b, name, args)
+        fx.stmts.store_code(fx, args[0], fit("P.dm", args[0].type))
+        return ""

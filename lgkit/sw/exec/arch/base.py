@@ -1,0 +1,42 @@
+"""What the pipeline, the traffic manager and the STF runner need from an architecture."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.arch.v1model.program import CompiledV1
+    from lgkit.sw.exec.externs.base import Registry
+    from lgkit.sw.exec.jobs import EgressResult, IngressJob, IngressResult
+    from lgkit.sw.exec.pipeline import Pipeline
+    from lgkit.sw.lang import ir
+
+# ingress(port, data, now_us), ingress_job(job, now_us), egress(job, now_us, queue values...)
+Passes = tuple[Callable[[int, bytes, int], "IngressResult"],
+               Callable[["IngressJob", int], "IngressResult"],
+               Callable[..., "EgressResult"]]
+
+
+class Architecture(ABC):
+    """An architecture: its package (whose `main` it runs), its externs, how its blocks are
+    instantiated on the metadata layout, its end-of-ingress/egress decisions (the passes a
+    traffic manager calls, exec/jobs.py) and the untimed driver of STF runs."""
+
+    name: str  # as P4Info's pkg_info.arch names it
+    package: str  # the package type of `main`
+    externs: Registry
+
+    @abstractmethod
+    def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
+        """Code-generate the blocks of `main` (P4Error `unsupported: ...` when it cannot)."""
+
+    @abstractmethod
+    def bind(self, pl: Pipeline) -> Passes:
+        """The packet passes of a loaded pipeline (generated for its program; what the
+        architecture keeps for them it keeps on the pipeline, e.g. v1model's `pl.slots`)."""
+
+    @abstractmethod
+    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        """One packet and everything it causes, to completion; the transmitted packets."""
