@@ -11,12 +11,14 @@ from types import SimpleNamespace
 import pytest
 from tools import conformance
 
-from lgkit.cli import main
+from lgkit.cli import build_parser, main
 from lgkit.sw.exec.arch.v1model import passes as v1model
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.switch.loader import load_program
+from lgkit.sw.switch.switch_main import resolve_options
 from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,10 +48,12 @@ def _observed(program: Path, stf: Path, optimise: bool) -> tuple:
 
 @pytest.fixture
 def counted_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Untimed runs read the wall clock for timestamps: a clock that each reading advances by
-    1/1024 s instead (exact in binary), so that the two runs see the same times."""
+    """While untimed runs read the wall clock for timestamps: a clock that each reading advances
+    by 1/1024 s instead (exact in binary), so that the two runs see the same times (nothing to
+    replace once they run on a virtual clock)."""
     ticks = itertools.count()
-    monkeypatch.setattr(v1model, "time", SimpleNamespace(monotonic=lambda: next(ticks) / 1024))
+    monkeypatch.setattr(v1model, "time", SimpleNamespace(monotonic=lambda: next(ticks) / 1024),
+                        raising=False)
 
 
 @pytest.mark.usefixtures("counted_clock")
@@ -79,3 +83,17 @@ def test_the_environment_variable_and_the_option(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("LGKIT_NO_OPT")
     assert main(["stf", "--no-opt", str(LG), str(LG_STF[0])]) == 0, capsys.readouterr()
     assert not Pipeline.load(compiled).code.optimised
+
+
+def test_the_switch_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    """`lgkit switch --no-opt` (also after `--`) turns the optimisers off before it loads a
+    program, for the programs P4Runtime pushes later too."""
+    resolved = resolve_options(build_parser("switch").parse_args(
+        ["switch", "prog.json", "--", "--no-opt"]))
+    assert resolved.no_opt is True
+    assert resolve_options(build_parser("switch").parse_args(["switch", "p.json"])).no_opt is False
+    monkeypatch.delenv("LGKIT_NO_OPT", raising=False)
+    assert main(["switch", "--no-opt", str(tmp_path / "missing.p4")]) == 1
+    assert capsys.readouterr().err.startswith("lgkit: error: ")
+    assert not load_program(str(LG)).code.optimised
