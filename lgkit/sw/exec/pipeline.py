@@ -26,6 +26,9 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`
   (the queue values default to 0). They are generated functions bound per pipeline (attributes,
   not methods: a call less per pass).
+- `untimed_clock`: the PassClock (passclock.py) of untimed runs (the architecture's run_untimed, STF): one
+  per pipeline, so its timestamps never go back between packets; replace it (e.g.
+  `PassClock(pass_ns=100)`) before the first packet to run at another cost per pass.
 
 Units and threading: times are microseconds of the switch clock; meter rates are units
 (packets or bytes) per second and bursts are units (BMv2's CLI uses units per microsecond).
@@ -61,6 +64,7 @@ from lgkit.sw.exec.interp.tables import (
 )
 from lgkit.sw.exec.interp.value_sets import ValueSet
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
+from lgkit.sw.exec.passclock import PassClock
 from lgkit.sw.lang.frontend.diagnostics import P4Error
 
 __all__ = [
@@ -156,6 +160,7 @@ class Pipeline:
             profile.rng = self.rng
         self.drop_port = DROP_PORT
         self.max_parser_transitions = MAX_PARSER_TRANSITIONS
+        self.untimed_clock = PassClock()
         self.slots: Any = None  # the architecture's (Architecture.bind)
         # The packet passes (module docstring), generated for this pipeline by its architecture.
         self.ingress: Callable[[int, bytes, int], IngressResult]

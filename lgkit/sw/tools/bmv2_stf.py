@@ -8,6 +8,8 @@ packet, with all its clones and recirculations, had left the switch before the n
 in, or the run is refused.
 Table entries, clone sessions and writes go through simple_switch_CLI before the first packet;
 reads after the last one. A file that mixes them otherwise is not supported on BMv2.
+`wait DURATION` sleeps that long between the packets (BMv2's clock is the wall's: at least
+DURATION passes for it, exactly DURATION on the built-in target's virtual clock).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from lgkit.sw.tools.stf import (
     key_field_name,
     lpm_value,
     parse_action,
+    parse_duration,
     parse_indirect_add,
     parse_int,
     range_value,
@@ -87,6 +90,13 @@ class Bmv2Error(RuntimeError):
 class NotUntimed(Bmv2Error):
     """BMv2 was still busy with a packet when the next one came in (a pause longer than the
     quiet window: the machine was busy)."""
+
+
+def wait_s(stmt: Stmt) -> float:
+    """The time an STF `wait DURATION` lets pass, in seconds (0 for any other statement)."""
+    if isinstance(stmt, CommandStmt) and stmt.keyword == "wait" and stmt.words:
+        return parse_duration(stmt.words[0]) / 1e9
+    return 0.0
 
 
 def missing_tools() -> list[str]:
@@ -490,6 +500,9 @@ class Bmv2StfRun:
         for stmt in stmts:
             if isinstance(stmt, CommandStmt) and stmt.keyword not in WRITES + READS + ("wait",):
                 raise Bmv2Error(f"line {stmt.line}: '{stmt.keyword}' is not supported on BMv2")
+            if wait_s(stmt) > PACKET_TIMEOUT_S:
+                raise Bmv2Error(f"line {stmt.line}: a wait longer than {PACKET_TIMEOUT_S:g} s "
+                                "is not supported on BMv2 (its clock is the wall's)")
         self.work.mkdir(parents=True, exist_ok=True)
         self.log.unlink(missing_ok=True)
         for port in ports:
@@ -549,6 +562,7 @@ class Bmv2StfRun:
         lines = [c for c in (self.cli.command(s) if s not in reads else self._read_line(s)
                              for s in batch) if c is not None]
         out = self._cli(lines)
+        time.sleep(sum(wait_s(s) for s in batch))  # BMv2's clock is the wall's: at least as long
         registers = iter(re.findall(r"\]\s*=\s*(\d+)\s*$", out, re.M))
         counters = iter(re.findall(r"\((\d+) bytes, (\d+) packets\)", out))
         for stmt in reads:

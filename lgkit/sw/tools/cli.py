@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from lgkit.sw.atomic_file import write_all
+from lgkit.sw.exec.passclock import LIMIT_NS, PASS_NS, PassClock
 
 NO_OPT_HELP = ("run the generated code without the optimisers (inline, peephole, slot-locals), "
                "as LGKIT_NO_OPT=1 does")
@@ -30,6 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stf_cmd.add_argument(
         "--max-parser-transitions", type=positive_int, default=None, metavar="N",
         help="parser states one packet may visit before error.ParserTimeout (default 10000)")
+    stf_cmd.add_argument(
+        "--pass-ns", type=pass_ns, default=PASS_NS, metavar="NS",
+        help=f"virtual time one ingress or egress pass takes (default {PASS_NS}; the verdict "
+             "must not depend on it)")
     stf_cmd.add_argument(
         "--target", choices=["builtin", "bmv2", "both"], default="builtin",
         help="builtin (default); bmv2: simple_switch, one packet at a time (needs p4c-bm2-ss, "
@@ -150,6 +155,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def pass_ns(text: str) -> int:
+    """argparse type: a pass's virtual time, 1 ns up to the bound of one packet's work."""
+    value = positive_int(text)
+    if value > LIMIT_NS:
+        raise argparse.ArgumentTypeError(f"at most {LIMIT_NS} (one packet's bound), not {value}")
+    return value
+
+
 def read_stf_text(path: str) -> str | None:
     """The text of an STF file, or None after printing why it cannot be one."""
     p = Path(path)
@@ -203,6 +216,7 @@ def run_stf(args: argparse.Namespace) -> int:
         return 1
     if args.max_parser_transitions is not None:
         pipeline.max_parser_transitions = args.max_parser_transitions
+    pipeline.untimed_clock = PassClock(args.pass_ns)
     if args.target != "builtin":
         from lgkit.sw.tools.bmv2_stf import run_stf_on_bmv2
 

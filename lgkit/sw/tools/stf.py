@@ -11,7 +11,11 @@ Statements (keywords case-insensitive, `#` starts a comment):
   check_counter NAME(INDEX) [packets|bytes] OP VALUE
   register_read NAME INDEX [OP VALUE]  register_write NAME INDEX VALUE   register_reset NAME
   meter_set_rates NAME INDEX RATE:BURST RATE:BURST   meter_array_set_rates NAME RATE:BURST ...
-  wait
+  wait [DURATION]                      (DURATION: an integer with ns, us, ms or s: `wait 20ms`)
+Time (the virtual clock of untimed runs, lgkit/sw/exec/passclock.py): each packet is processed
+to completion when it is sent, every pass costing the clock a fixed time; `wait` alone lets no
+time pass (there is nothing left to wait for), `wait DURATION` (the kit's addition) lets that
+much virtual time pass before the next statement.
 Action profiles and selectors (the kit's addition, simple_switch_CLI's words; members and
 groups get BMv2's handles: 0, 1, ... in creation order):
   act_prof_create_member PROFILE ACTION(PARAM:VALUE, ...)   act_prof_create_group PROFILE
@@ -158,6 +162,8 @@ def parse_line(line: str, number: int) -> Stmt:
         low, high = COMMAND_ARITY[keyword]
         if not low <= len(words) <= high:
             raise ValueError(f"{keyword}: expected {usage_of(keyword)}")
+        if keyword == "wait" and words:
+            parse_duration(words[0])
         return CommandStmt(number, keyword, words)
     raise ValueError(f"unknown STF statement '{keyword}'")
 
@@ -176,7 +182,7 @@ COMMAND_USAGE = {
     "register_reset": "NAME",
     "meter_set_rates": "NAME INDEX RATE:BURST RATE:BURST",
     "meter_array_set_rates": "NAME RATE:BURST RATE:BURST",
-    "wait": "no arguments",
+    "wait": "[DURATION] (e.g. 20ms, 500us)",
     "act_prof_create_member": "PROFILE ACTION(PARAM:VALUE, ...)",
     "act_prof_create_group": "PROFILE",
     "act_prof_add_member_to_group": "PROFILE MEMBER GROUP",
@@ -197,10 +203,27 @@ COMMAND_ARITY = {
     "register_reset": (1, 1),
     "meter_set_rates": (3, 4),
     "meter_array_set_rates": (2, 3),
-    "wait": (0, 0),
+    "wait": (0, 1),
     "act_prof_create_group": (1, 1),
     "act_prof_add_member_to_group": (3, 3),
 }
+
+
+DURATION_RE = re.compile(r"(?P<count>[0-9]+)(?P<unit>ns|us|ms|s)")
+NS_PER_UNIT = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+MAX_WAIT_NS = (1 << 48) * 1_000
+"The timestamps' range (48 bits of microseconds): a longer wait could not be told apart."
+
+
+def parse_duration(text: str) -> int:
+    """`wait`'s DURATION (20ms, 500us, 1s, 100ns) in nanoseconds."""
+    match = DURATION_RE.fullmatch(text.lower())
+    if match is None:
+        raise ValueError(f"wait: bad duration '{text}' (an integer with ns, us, ms or s: 20ms)")
+    ns = int(match["count"]) * NS_PER_UNIT[match["unit"]]
+    if ns > MAX_WAIT_NS:
+        raise ValueError(f"wait: {text} is longer than the timestamps' range (2^48 us)")
+    return ns
 
 
 def usage_of(keyword: str) -> str:
@@ -725,7 +748,10 @@ class StfRunner:
             meter.set_rates(index, pairs[0], pairs[1])
 
     def do_wait(self, stmt: CommandStmt) -> None:
-        """Packets are processed to completion as they are sent: nothing to wait for."""
+        """Packets are processed to completion as they are sent: `wait` alone has nothing to
+        wait for; `wait DURATION` lets that much virtual time pass."""
+        if stmt.words:
+            self.pipeline.untimed_clock.advance(parse_duration(stmt.words[0]))
 
     # ----------------------------------------------------------------- comparison
 

@@ -12,7 +12,6 @@ bytes, instance_type 4; not transmitted) -> transmit (truncate applied).
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,6 @@ if TYPE_CHECKING:
     from lgkit.sw.exec.pipeline import Pipeline
 
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = range(7)
-MAX_UNTIMED_PASSES = 10_000
 
 
 # What an egress job carries (EgressJob.state), a plain tuple for speed:
@@ -377,32 +375,32 @@ def _replicas(
 
 
 def run_untimed(pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
-    """Drive one packet and everything it causes to completion; returns transmitted packets
-    in order. Resubmitted/recirculated packets are served before egress work (BMv2's
-    high-priority ingress queue); egress copies are processed FIFO."""
-    start = time.monotonic()
-
-    def now() -> int:
-        return int((time.monotonic() - start) * 1e6)
-
+    """Drive one packet and everything it causes to completion on the pipeline's virtual clock
+    (passclock.py: each pass costs the clock's pass_ns; the traffic manager costs nothing, so
+    a job is enqueued and dequeued at the same time); returns transmitted packets in order.
+    Resubmitted/recirculated packets are served before egress work (BMv2's high-priority
+    ingress queue); egress copies are processed FIFO. The work stops, with an error logged,
+    when it has taken the clock's limit_ns of virtual time."""
+    clock = pl.untimed_clock
+    deadline = clock.now_ns + clock.limit_ns
     outputs: list[tuple[int, bytes]] = []
     ingress_q: deque[IngressJob | None] = deque([None])
     egress_q: deque[EgressJob] = deque()
-    passes = 0
     while ingress_q or egress_q:
-        passes += 1
-        if passes > MAX_UNTIMED_PASSES:
-            pl.logs.append("error: too many resubmit/recirculate/clone passes; stopped")
+        if clock.now_ns >= deadline:
+            pl.logs.append(f"error: too many resubmit/recirculate/clone passes; stopped after "
+                           f"{clock.limit_ns / 1e9:g} s of virtual time")
             break
+        now = clock.tick()
         if ingress_q:
             job = ingress_q.popleft()
-            res = pl.ingress(port, data, now()) if job is None else pl.ingress_job(job, now())
+            res = pl.ingress(port, data, now) if job is None else pl.ingress_job(job, now)
             egress_q.extend(res.egress)
             if res.resubmit is not None:
                 ingress_q.append(res.resubmit)
             continue
         ejob = egress_q.popleft()
-        eres = pl.egress(ejob, now(), 0, len(egress_q), now(), 0)
+        eres = pl.egress(ejob, now, 0, len(egress_q), now, 0)
         egress_q.extend(eres.clones)
         if eres.recirculate is not None:
             ingress_q.append(eres.recirculate)
