@@ -64,7 +64,9 @@ def test_appender_killed_at_any_moment_keeps_whole_rows(tmp_path: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-c", APPENDER, str(root)],
                                 stdout=subprocess.PIPE, text=True)
         run_dir = Path(proc.stdout.readline().strip())
-        _wait_for(lambda run_dir=run_dir: (run_dir / "samples.csv").exists())
+        # more than 10 rows whatever the machine's speed, then a kill at some moment after
+        _wait_for(lambda run_dir=run_dir: (run_dir / "samples.csv").exists()
+                  and len(read_table(run_dir, "samples")) > 10)
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)

@@ -76,10 +76,14 @@ def test_a_spinning_packet_is_aborted_while_the_control_plane_answers():
     client = ControlClient(f"127.0.0.1:{server.port}")
     try:
         switch.clock.call_later(0, switch.receive, 1, SPIN)
-        time.sleep(0.1)
-        started = time.monotonic()
-        drops = client.run("show_drops")  # needs the switch lock the spinning pass holds
-        assert time.monotonic() - started < 1.0 + 0.3
+        deadline = time.monotonic() + 30
+        drops = ""
+        while drops != "pass_timeout: 1" and time.monotonic() < deadline:
+            started = time.monotonic()
+            drops = client.run("show_drops")  # needs the switch lock the spinning pass holds
+            # the 0.3 s budget is the pass's CPU time: beside two CPU hogs on one core the
+            # pass gets a third of it (3x in wall time), and 1 s more for the RPC
+            assert time.monotonic() - started < 3 * 0.3 + 1.0
         assert drops == "pass_timeout: 1"
         switch.clock.call_later(0, switch.receive, 1, NORMAL)
         assert out.frames.get(timeout=5) == NORMAL
@@ -111,13 +115,14 @@ def test_lgkit_switch_serves_rpcs_and_stops_on_sigterm_while_a_pass_spins(tmp_pa
             p4r.GetForwardingPipelineConfigRequest(device_id=1), timeout=1.0)
         # a Read takes the switch lock: answered once the watchdog aborted the pass
         client.read(p4r.Entity(table_entry=p4r.TableEntry()))
-        assert time.monotonic() - started < PASS_BUDGET_S + 1.0
+        # the budget is CPU time: up to 3x in wall time beside two CPU hogs on one core
+        assert time.monotonic() - started < 3 * PASS_BUDGET_S + 1.0
         client.send(p4r.StreamMessageRequest(packet=p4r.PacketOut(payload=SPIN)))
         time.sleep(0.3)  # spinning again: SIGTERM must still stop the switch promptly
         started = time.monotonic()
         proc.terminate()
         assert proc.wait(10) in (0, 1)
-        assert time.monotonic() - started < PASS_BUDGET_S + 3.0
+        assert time.monotonic() - started < 3 * PASS_BUDGET_S + 3.0  # CPU budget, as above
         client.close()
     except grpc.RpcError:
         proc.kill()
