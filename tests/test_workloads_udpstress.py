@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,14 @@ def _feed(seqs: list[int]) -> UdpAccount:
     for i, seq in enumerate(seqs):
         account.add(seq, sent_ns=1_000 * i, size=100, now_ns=1_000 * i + 5_000)
     return account
+
+
+def _wait_bound(port: int) -> None:
+    """Until a socket is bound to the UDP port (the receiver thread's; /proc/net/udp)."""
+    deadline = time.monotonic() + 30
+    while f":{port:04X} " not in Path("/proc/net/udp").read_text():
+        assert time.monotonic() < deadline, f"nothing bound UDP port {port}"
+        time.sleep(0.01)
 
 
 def test_in_order_stream_has_nothing_to_report() -> None:
@@ -54,7 +63,7 @@ def test_paced_sender_and_receiver_on_loopback() -> None:
     thread = threading.Thread(target=lambda: result.append(
         receive(port, seconds=10, idle_s=0.5, bind="127.0.0.1")))
     thread.start()
-    time.sleep(0.2)
+    _wait_bound(port)
     sent = send("127.0.0.1", port, mbps=20.0, size=1000, seconds=0.5)
     thread.join(15)
     report = result[0].report(sent["sent"])
@@ -73,7 +82,7 @@ def test_receiver_counts_a_crafted_lossy_stream() -> None:
     thread = threading.Thread(target=lambda: result.append(
         receive(port, seconds=10, idle_s=0.3, bind="127.0.0.1")))
     thread.start()
-    time.sleep(0.2)
+    _wait_bound(port)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
         for seq in [0, 1, 2, 4, 3, 3, 6, 7, 9]:  # 5 and 8 missing, 3 late and twice
             tx.sendto(STAMP.pack(seq, time.monotonic_ns()) + bytes(50), ("127.0.0.1", port))
