@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 
 import pytest
 from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
@@ -20,6 +19,7 @@ from lgkit.net.inject.injectors import (
 from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.network import KitNetwork
+from lgkit.workloads.iperf import wait_listening
 
 PINGS = 2000
 RATE = 0.2
@@ -123,7 +123,7 @@ def test_nft_gilbert_elliott_keeps_its_mean_for_open_loop_traffic(mininet_lock) 
         injector.start()
         h1, h3 = network.node("h1"), network.node("h3")
         server = h3.popen(["iperf3", "-s", "-1"])
-        time.sleep(0.3)
+        wait_listening(server)
         b0, c0 = network.counter("B"), network.counter("C")
         h1.cmd("iperf3 -u -c", h3.IP(), "-b 8M -l 1000 -t 4")
         server.wait(10)

@@ -86,6 +86,25 @@ def parse_report(report: dict, congestion: str) -> TcpResult:
     )
 
 
+def wait_listening(server: subprocess.Popen, port: int = IPERF_PORT, timeout_s: float = 30.0
+                   ) -> None:
+    """Until the server process's network namespace has a TCP socket listening on `port`
+    (/proc/PID/net/tcp and tcp6), however long a busy machine takes to start it."""
+    tables = [Path(f"/proc/{server.pid}/net/{name}") for name in ("tcp", "tcp6")]
+    local = f":{port:04X}"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            rows = [line.split() for table in tables for line in table.read_text().splitlines()[1:]]
+        except OSError:  # not started yet, or already gone (poll() tells)
+            rows = []
+        if any(row[1].endswith(local) and row[3] == "0A" for row in rows):  # 0A: LISTEN
+            return
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise WorkloadError(f"iperf3 server did not listen on port {port}")
+        time.sleep(0.02)
+
+
 class IperfServer:
     """iperf3 server in a host, recorded for cleanup."""
 
@@ -97,7 +116,7 @@ class IperfServer:
         self.process = self.host.popen(["iperf3", "-s", "-p", str(self.port)],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         naming.write_pid("iperf3", f"{self.host.name}-{self.port}", self.process.pid)
-        time.sleep(0.3)
+        wait_listening(self.process, self.port)
         return self
 
     def __exit__(self, *exc: object) -> None:
