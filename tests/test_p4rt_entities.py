@@ -575,9 +575,10 @@ def test_direct_meter_config_drops_red_packets(rig, names):
     assert with_config.meter_config == one_per_second
     for _ in range(3):
         running.inject(1, frame(MAC_A, MAC_B, 0x0800))
+    running.inject(1, frame(MAC_A, MAC_A, 0x0800))  # unpoliced: a marker behind them
     running.ports[2].frames.get(timeout=5)
-    time.sleep(0.2)
-    assert running.ports[2].frames.empty()  # the 2nd and 3rd packets were red
+    # the 2nd and 3rd packets were red: the next frame out is the marker
+    assert running.ports[2].frames.get(timeout=5)[6:12] == MAC_A
     unconfigured = p4r.DirectMeterEntry(table_entry=p4r.TableEntry(
         table_id=names["PktIngress.policer"], match=match))
     client.write(update(MODIFY, direct_meter_entry=unconfigured))
