@@ -14,6 +14,9 @@ import time
 from pathlib import Path
 
 TOOLS = ("p4c-bm2-ss", "simple_switch", "simple_switch_CLI")
+QUIET_S = 0.3
+"""After the packets expected (or after BMv2 read its inputs), the output stays quiet this long
+(BMv2 takes milliseconds per packet; a later extra packet goes unseen)."""
 
 
 def missing_tools() -> list[str]:
@@ -70,8 +73,9 @@ def run(json_path: Path, packets: list[tuple[int, bytes]], cli: tuple[str, ...] 
 
     Port 0, `ports` and every port that receives a packet exist (as pcap files). The switch
     reads its input files `start_delay_s` after it starts: the CLI commands must be done by
-    then. Waits until `expected_outputs` packets came out, or else until the output is quiet
-    for 1.5 s."""
+    then. Waits, once the inputs are read, until at least `expected_outputs` packets came out
+    (any number if None) and the output has then been quiet for QUIET_S: an extra packet, or
+    one that should have been dropped, is seen unless it comes later than that."""
     work = Path(tempfile.mkdtemp(prefix="bmv2run-"))
     ports = tuple(sorted({p for p, _ in packets} | {0} | set(ports)))
     for port in ports:
@@ -86,6 +90,7 @@ def run(json_path: Path, packets: list[tuple[int, bytes]], cli: tuple[str, ...] 
     if priority_queues != 1:
         args += ["--", "--priority-queues", str(priority_queues)]
     sw = subprocess.Popen(args, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    reading = time.monotonic() + start_delay_s
     try:
         if cli:
             _wait_port(thrift)
@@ -94,18 +99,17 @@ def run(json_path: Path, packets: list[tuple[int, bytes]], cli: tuple[str, ...] 
                                timeout=60)
             if "Error" in r.stdout or r.returncode:
                 raise RuntimeError(f"CLI failed: {r.stdout[-2000:]}")
-        deadline = time.monotonic() + timeout
+        deadline = max(reading, time.monotonic()) + timeout
         last, quiet_since = -1, time.monotonic()
         while time.monotonic() < deadline:
             time.sleep(0.1)
             n = sum(len(read_pcap(work / f"p{p}_out.pcap")) for p in ports)
-            if expected_outputs is not None and n >= expected_outputs:
-                break
+            now = time.monotonic()
             if n != last:
-                last, quiet_since = n, time.monotonic()
-            elif time.monotonic() - quiet_since > 1.5 and expected_outputs is None:
+                last, quiet_since = n, now
+            enough = expected_outputs is None or n >= expected_outputs
+            if enough and now - max(quiet_since, reading) > QUIET_S:
                 break
-        time.sleep(0.1)
     finally:
         sw.terminate()
         sw.wait(timeout=10)
