@@ -81,9 +81,10 @@ def test_a_spinning_packet_is_aborted_while_the_control_plane_answers():
         while drops != "pass_timeout: 1" and time.monotonic() < deadline:
             started = time.monotonic()
             drops = client.run("show_drops")  # needs the switch lock the spinning pass holds
-            # the 0.3 s budget is the pass's CPU time: beside two CPU hogs on one core the
-            # pass gets a third of it (3x in wall time), and 1 s more for the RPC
-            assert time.monotonic() - started < 3 * 0.3 + 1.0
+            # the 0.3 s budget is the pass's CPU time, and its share of a busy core is unknown
+            # (1.9 s once failed beside two CPU hogs): 10x, and 1 s more for the RPC
+            waited = time.monotonic() - started
+            assert waited < 10 * 0.3 + 1.0, waited
         assert drops == "pass_timeout: 1"
         switch.clock.call_later(0, switch.receive, 1, NORMAL)
         assert out.frames.get(timeout=5) == NORMAL
