@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from finsy.proto import p4i
 from test_interp_helpers import load, send, v1switch
 
 from lgkit.cli import main
@@ -15,6 +16,7 @@ from lgkit.sw.exec.passclock import PassClock
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_source
 from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.tools.bmv2_stf import Bmv2Error, Bmv2StfRun, wait_s
 from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
 
 # A packet recirculates until `timeout` us have passed since it came in (or forever), then
@@ -182,3 +184,10 @@ def test_stf_command_takes_the_pass_cost(tmp_path: Path,
     with pytest.raises(SystemExit):
         main(["stf", "--pass-ns", "2000000000", str(program), str(test)])
     assert "at most 1000000000" in capsys.readouterr().err
+
+
+def test_bmv2_sleeps_a_wait_and_refuses_one_past_its_packet_timeout(tmp_path: Path) -> None:
+    stmts = parse_stf("packet 0 00\nwait 250ms\nwait\nwait 31s\n")
+    assert [wait_s(s) for s in stmts] == [0.0, 0.25, 0.0, 31.0]
+    with pytest.raises(Bmv2Error, match="line 4: a wait longer than 30 s"):
+        Bmv2StfRun(tmp_path / "program.json", p4i.P4Info(), tmp_path).run(stmts)
