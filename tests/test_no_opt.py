@@ -4,15 +4,12 @@ them (Pipeline.load(optimise=False), LGKIT_NO_OPT, `--no-opt`)."""
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from tools import conformance
 
 from lgkit.cli import build_parser, main
-from lgkit.sw.exec.arch.v1model import passes as v1model
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -46,17 +43,6 @@ def _observed(program: Path, stf: Path, optimise: bool) -> tuple:
             {n: (c.packets, c.bytes) for n, c in pipeline.counters.items()})
 
 
-@pytest.fixture
-def counted_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """While untimed runs read the wall clock for timestamps: a clock that each reading advances
-    by 1/1024 s instead (exact in binary), so that the two runs see the same times (nothing to
-    replace once they run on a virtual clock)."""
-    ticks = itertools.count()
-    monkeypatch.setattr(v1model, "time", SimpleNamespace(monotonic=lambda: next(ticks) / 1024),
-                        raising=False)
-
-
-@pytest.mark.usefixtures("counted_clock")
 @pytest.mark.parametrize("stf", CORPUS + LG_STF, ids=[s.stem for s in CORPUS + LG_STF])
 def test_same_results_with_and_without_the_optimisers(stf: Path) -> None:
     program = LG if stf in LG_STF else stf.with_suffix(".p4")
