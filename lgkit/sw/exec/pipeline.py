@@ -26,9 +26,9 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta) -> EgressResult`
   (the queue values default to 0). They are generated functions bound per pipeline (attributes,
   not methods: a call less per pass).
-- `untimed_clock`: the PassClock (passclock.py) of untimed runs (the architecture's run_untimed, STF): one
-  per pipeline, so its timestamps never go back between packets; replace it (e.g.
-  `PassClock(pass_ns=100)`) before the first packet to run at another cost per pass.
+- `untimed_clock`: the PassClock (passclock.py) of untimed runs (the architecture's
+  run_untimed, STF): one per pipeline, so its timestamps never go back between packets; replace
+  it (e.g. `PassClock(pass_ns=100)`) before the first packet to run at another cost per pass.
 
 Units and threading: times are microseconds of the switch clock; meter rates are units
 (packets or bytes) per second and bursts are units (BMv2's CLI uses units per microsecond).
