@@ -15,16 +15,16 @@ from lgkit.net.lifecycle.interrupt import interrupt_run
 pytestmark = needs_root
 
 
-@pytest.mark.parametrize(("target", "flow_s", "action", "at_s", "needs_clean"), [
-    ("builtin", 3.0, "sigint x3", 12.0, False),  # during set-up (switches, P4Runtime)
-    ("lxbr", 20.0, "sigterm", 6.0, False),  # mid-flow (Linux bridges start in ~3 s)
-    ("lxbr", 20.0, "kill both", 6.0, True),
+@pytest.mark.parametrize(("target", "flow_s", "action", "after", "needs_clean"), [
+    ("builtin", 3.0, "sigint x3", "results:", False),  # during set-up (switches, P4Runtime)
+    ("lxbr", 20.0, "sigterm", "phase lg_off:", False),  # mid-flow
+    ("lxbr", 20.0, "kill both", "phase lg_off:", True),
 ])
-def test_an_interrupted_run_leaves_nothing(tmp_path, target, flow_s, action, at_s,
+def test_an_interrupted_run_leaves_nothing(tmp_path, target, flow_s, action, after,
                                            needs_clean):
     with network_lock():
         assert_machine_clean()
-    outcome = interrupt_run(0, action, at_s, tmp_path, target, flow_s, random.Random(1))
+    outcome = interrupt_run(0, action, 0.5, tmp_path, target, flow_s, random.Random(1), after)
     assert outcome.delivered, "the run ended before its signal"
     assert outcome.status == "incomplete", (tmp_path / "run0.log").read_text()
     assert outcome.needed_clean == needs_clean

@@ -118,8 +118,9 @@ def _wait_until_clean(seconds: float) -> dict[str, list]:
 
 
 def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: str,
-                  seconds: float, rng: random.Random) -> Outcome:
-    """Start one run, interrupt it `at_s` seconds after it started, and check what is left."""
+                  seconds: float, rng: random.Random, after: str = "") -> Outcome:
+    """Start one run and interrupt it `at_s` seconds after its log first shows `after` (a line's
+    beginning; "": after it started)."""
     phases = "[lg_off, corruptd]" if target != "lxbr" else "[lg_off]"
     scenario = workdir / f"run{index}.yaml"
     scenario.write_text(SCENARIO.format(seconds=seconds, phases=phases))
@@ -129,7 +130,9 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
             [sys.executable, "-m", "lgkit.cli", "run", str(scenario), "--target", target,
              "--results", str(workdir / "runs")],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
+            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    if after:
+        _wait_for_line(proc, log, after)
     time.sleep(at_s)
     delivered = action != "none" and proc.poll() is None
     if delivered:
@@ -147,6 +150,15 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
     run_dir = _results_folder(log)
     status = read_metadata(run_dir).get("status", "?") if run_dir else "none"
     return Outcome(action, at_s, exit_code, status, needed_clean, delivered, left)
+
+
+def _wait_for_line(proc: subprocess.Popen, log: Path, start: str) -> None:
+    """Until the run's log has a line beginning with `start` or the run has ended (a run's
+    progress, not the wall clock, decides when it is interrupted)."""
+    while proc.poll() is None:
+        if any(line.startswith(start) for line in log.read_text(errors="replace").splitlines()):
+            return
+        time.sleep(0.05)
 
 
 def calibrate(workdir: Path, target: str, seconds: float) -> tuple[Outcome, float]:
