@@ -4,6 +4,7 @@ options)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -139,11 +140,17 @@ def test_switch_benchmarks_check_their_options_before_starting(args: list[str], 
 def test_stf_verbose_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     (tmp_path / "log.p4").write_text(LOGGING)
     (tmp_path / "many.stf").write_text("packet 0 01\nexpect 1 01\n" * 3000)
+    read_end, write_end = os.pipe()
+    # A pipe of one page: the output (tens of KB) cannot all fit before the reader closes it,
+    # however fast the command runs, so it must meet the closed pipe.
+    fcntl.fcntl(read_end, fcntl.F_SETPIPE_SZ, 4096)
     proc = subprocess.Popen([*LGKIT, "stf", "-v", "log.p4", "many.stf"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline() == "packet 1\n"
-    proc.stdout.close()  # as `| head -1` does
+                            stdout=write_end, stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    assert proc.stderr is not None
+    with os.fdopen(read_end) as out:
+        assert out.readline() == "packet 1\n"
+    # closed, as `| head -1` does
     err = proc.stderr.read()
     assert proc.wait(120) == 141 and err == ""
 
