@@ -18,6 +18,7 @@ PKTIO = Path(__file__).parent / "p4" / "p4rt" / "pktio.p4"
 BASIC = ROOT / "p4" / "basic.p4"
 SHELL_PYTHON = ROOT / ".venv-p4rt" / "bin" / "python"
 SHELL_SESSION = Path(__file__).parent / "p4" / "p4rt" / "shell_session.py"
+SHELL_BATCH = Path(__file__).parent / "p4" / "p4rt" / "shell_batch.py"
 PAYLOAD = bytes.fromhex("0000000000aa" "0000000000bb" "0800") + bytes(50)
 ALREADY_EXISTS = 6
 IPV4_PACKET = bytes(Ether(dst="00:00:00:00:01:01", src="00:00:00:00:00:01")
@@ -70,6 +71,22 @@ def test_p4runtime_shell_session(running, pktio):
     assert [e.params for e in table.entries()] == [[2]]
 
 
+def test_p4runtime_shell_reads_a_failed_batch_of_1000(running, basic):
+    """1000 updates in one Write; the same again fails whole, and the shell still gets the
+    per-update codes of the prefix the status carries (gRPC's 8 KiB metadata limit)."""
+    python = shell_venv()
+    done = subprocess.run([str(python), str(SHELL_BATCH), f"127.0.0.1:{running.port}",
+                           *map(str, basic)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    assert results["first"] == "OK"
+    covered = len(results["second"])
+    assert 100 < covered < 1000
+    assert results["second"] == [[i, ALREADY_EXISTS] for i in range(covered)]
+    assert "At index 0: ALREADY_EXISTS" in results["text"]
+    assert len(running.switch.pipeline.tables["MyIngress.dmac"].entries()) == 1000
+
+
 async def finsy_pktio_session(port: int, p4info: Path, device_config: Path) -> dict:
     options = fy.SwitchOptions(p4info=p4info, p4blob=device_config, device_id=1)
     results: dict = {}
@@ -99,6 +116,33 @@ def test_finsy_session_on_the_packet_io_program(running, pktio):
     assert payload == PAYLOAD
     assert metadata == {"ingress_port": CPU_PORT, "tag": 10, "pad": 0}
     assert results["counter"] == [(1, len(PAYLOAD) + 3)]
+
+
+async def finsy_failed_batch(port: int, p4info: Path, device_config: Path) -> fy.P4ClientError:
+    options = fy.SwitchOptions(p4info=p4info, p4blob=device_config, device_id=1)
+    entries = [fy.P4TableEntry("MyIngress.dmac",
+                               match=fy.P4TableMatch({"hdr.ethernet.dstAddr": i + 1}),
+                               action=fy.P4TableAction("MyIngress.set_port", port=2))
+               for i in range(1000)]
+    async with fy.Switch("sw1", f"127.0.0.1:{port}", options) as sw:
+        await sw.insert(entries)
+        try:
+            await sw.insert(entries)
+        except fy.P4ClientError as err:
+            return err
+    raise AssertionError("the second batch of 1000 inserts did not fail")
+
+
+def test_finsy_reads_a_failed_batch_of_1000(running, basic):
+    err = asyncio.run(finsy_failed_batch(running.port, *basic))
+    covered = len(err.details)
+    assert 100 < covered < 1000
+    assert sorted(err.details) == list(range(covered))
+    assert {e.canonical_code.name for e in err.details.values()} == {"ALREADY_EXISTS"}
+    assert err.code.name == "UNKNOWN"
+    assert err.message.startswith(
+        f"1000 of 1000 updates failed; details cover updates 0..{covered - 1} only")
+    assert len(running.switch.pipeline.tables["MyIngress.dmac"].entries()) == 1000
 
 
 async def finsy_basic_session(running: RunningSwitch, p4info: Path, device_config: Path) -> dict:

@@ -10,7 +10,7 @@ import time
 
 import grpc
 import pytest
-from finsy.proto import U128, p4r
+from finsy.proto import U128, p4r, rpc_status
 from test_p4rt_entities import (  # noqa: F401 (pytest fixtures)
     MAC_A,
     compiled,
@@ -28,6 +28,7 @@ from lgkit.sw.p4runtime.errors import (
     DETAILS_BUDGET_BYTES,
     MAX_MESSAGE_CHARS,
     MAX_WRITE_UPDATES,
+    BatchStatus,
     P4RTError,
 )
 from lgkit.sw.p4runtime.server import MAX_WRITE_BYTES
@@ -91,21 +92,49 @@ def _failing_inserts(names, count: int) -> list[p4r.Update]:  # noqa: F811
     return updates
 
 
-def test_largest_failing_batch_reports_every_update_to_a_default_client(rig, names):  # noqa: F811
+def test_a_failing_batch_of_1000_keeps_a_status_a_default_client_reads(rig, names):  # noqa: F811
+    """1000 per-update Errors (~39 KB) cannot fit 8 KiB of metadata: BMv2 sends them all and
+    its clients see RESOURCE_EXHAUSTED; the kit's details cover a prefix of the batch."""
     _, client = rig
     good = update(INSERT, table_entry=dmac(names, MAC_A))
-    updates = [good, *_failing_inserts(names, MAX_WRITE_UPDATES - 1)]
+    updates = [good, *_failing_inserts(names, 999)]
     with pytest.raises(grpc.RpcError) as info:
         client.write(*updates)  # a plain grpcio channel: 8 KiB metadata limit
     errors = batch_errors(info.value)
+    covered = len(errors)
+    assert 100 < covered < 1000
     assert [CODE[e.canonical_code] for e in errors] == \
-        [grpc.StatusCode.OK] + [grpc.StatusCode.INVALID_ARGUMENT] * (MAX_WRITE_UPDATES - 1)
+        [grpc.StatusCode.OK] + [grpc.StatusCode.INVALID_ARGUMENT] * (covered - 1)
     assert "action" in errors[1].message  # the first failures keep their messages
-    assert f"{MAX_WRITE_UPDATES - 1} of {MAX_WRITE_UPDATES} updates failed" in \
-        info.value.details()
-    assert "messages cut" in info.value.details()
+    assert info.value.details().startswith(
+        f"999 of 1000 updates failed; details cover updates 0..{covered - 1} only "
+        f"(gRPC's 8 KiB metadata limit), {1000 - covered} failed after them, the first is "
+        f"update {covered}: INVALID_ARGUMENT: ")
+    assert "action" in info.value.details()
     details = dict(info.value.trailing_metadata())["grpc-status-details-bin"]
     assert len(details) <= DETAILS_BUDGET_BYTES
+    read = client.read(p4r.Entity(table_entry=p4r.TableEntry(table_id=names["PktIngress.dmac"])))
+    assert len(read) == 1  # the good update was applied
+
+
+@pytest.mark.parametrize("count", [2, 50, 160, 200, 400, 1000, MAX_WRITE_UPDATES])
+@pytest.mark.parametrize("text", ["x", "\u20ac"])
+def test_batch_status_fits_the_budget_and_covers_a_prefix(count, text):
+    """Every size of batch, with the longest messages (3 bytes a character), fits the budget;
+    the details are one Error per update of a prefix, all of it when it fits."""
+    results = [None if i % 3 == 0 else P4RTError(grpc.StatusCode.INVALID_ARGUMENT, text * 5000)
+               for i in range(count)]
+    status = BatchStatus(results)
+    [(_, details)] = status.trailing_metadata
+    assert len(details) <= DETAILS_BUDGET_BYTES
+    decoded = rpc_status.Status.FromString(details)
+    errors = [p4r.Error() for _ in decoded.details]
+    assert all(d.Unpack(e) for d, e in zip(decoded.details, errors, strict=True))
+    assert [e.canonical_code for e in errors] == \
+        [0 if r is None else 3 for r in results[:len(errors)]]
+    assert (len(errors) == count) == (count <= 160)
+    assert min(count, 100) <= len(errors) and errors[1].message.startswith(text * 10)
+    assert status.details.startswith(f"{count - count // 3 - (count % 3 > 0)} of {count} ")
 
 
 def test_a_batch_over_the_limit_is_refused_whole(rig, names):  # noqa: F811
@@ -175,7 +204,7 @@ def test_huge_write_requests_do_not_grow_the_server():
                 (600_000, grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {MAX_WRITE_BYTES}"),
                 (MAX_WRITE_BYTES // one.ByteSize() + 10, grpc.StatusCode.RESOURCE_EXHAUSTED,
                  f"at most {MAX_WRITE_BYTES}"),
-                (MAX_WRITE_UPDATES * 20, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                (MAX_WRITE_UPDATES + 1, grpc.StatusCode.RESOURCE_EXHAUSTED,
                  f"at most {MAX_WRITE_UPDATES} updates")]:
             request = p4r.WriteRequest(device_id=1, election_id=U128.encode(1),
                                        updates=[one] * count)

@@ -81,7 +81,7 @@ class Config:
     """What to run: sizes of the insert, traffic and STF parts."""
 
     entries: int = 1_000_000
-    batch: int = MAX_WRITE_UPDATES
+    batch: int = 1000
     block: int = 100_000
     installed: int = 100_000
     write_seconds: float = 5.0
