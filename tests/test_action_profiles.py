@@ -23,11 +23,9 @@ from lgkit.sw.exec.interp.tables import Exact, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
-from lgkit.sw.tools.bmv2_stf import missing_tools
 
 STF = Path(__file__).parent / "stf"
 PROGRAM = STF / "action_selectors.p4"
-MISSING = missing_tools()
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 CODE = {code.value[0]: code for code in grpc.StatusCode}
 
@@ -116,7 +114,7 @@ def test_member_handles_are_bmv2s_lowest_free(pipeline: Pipeline) -> None:
     assert [m.member_id for m in balancer.groups[1].chosen] == [40, 10, 20]
 
 
-@pytest.mark.skipif(bool(MISSING), reason=f"BMv2: {', '.join(MISSING)} not on PATH")
+@pytest.mark.bmv2
 def test_selection_equals_simple_switch(capsys: pytest.CaptureFixture[str]) -> None:
     stf = str(STF / "action_selectors.stf")
     assert main(["stf", "--target", "both", str(PROGRAM), stf]) == 0

@@ -21,7 +21,7 @@ STORES = {"lg_ack_budget": "ack_repeat"}
 "Plain stores that need no read: the receiver resets the ACK budget to ackRepeat."
 
 
-@pytest.mark.skipif(P4C is None, reason="p4c-bm2-ss not installed (not on PATH)")
+@pytest.mark.bmv2("p4c-bm2-ss")
 def test_shared_counters_are_updated_in_one_action(tmp_path: Path) -> None:
     out = tmp_path / "lg.json"
     subprocess.run([P4C, "-o", str(out), str(REPO / "p4" / "linkguardian.p4")], check=True,

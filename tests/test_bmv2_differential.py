@@ -13,11 +13,8 @@ from lgkit.sim.differential import LG_PROGRAM, LG_STF_DIR, REPO, Differential, s
 from lgkit.sim.lg_stf import random_lg_stf
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
-from lgkit.sw.tools.bmv2_stf import Bmv2Cli, missing_tools
+from lgkit.sw.tools.bmv2_stf import Bmv2Cli
 from lgkit.sw.tools.stf import parse_stf
-
-MISSING = missing_tools()
-needs_bmv2 = pytest.mark.skipif(bool(MISSING), reason=f"BMv2: {', '.join(MISSING)} not on PATH")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +26,7 @@ P4_STF = [(program, stf) for program, folder in stf_suites()
           if program.parent == REPO / "p4" for stf in sorted(folder.glob("*.stf"))]
 
 
-@needs_bmv2
+@pytest.mark.bmv2
 @pytest.mark.parametrize(("program", "stf"), P4_STF, ids=[s.stem for _, s in P4_STF])
 def test_stf_tests_of_p4_programs_agree(differential: Differential, program: Path,
                                         stf: Path) -> None:
@@ -43,7 +40,7 @@ def test_every_p4_program_with_stf_tests_is_compared() -> None:
     assert len(P4_STF) >= 9
 
 
-@needs_bmv2
+@pytest.mark.bmv2
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_lg_sequences_agree(differential: Differential, seed: int) -> None:
     outcome = differential.random(seed, 50)
@@ -51,7 +48,7 @@ def test_random_lg_sequences_agree(differential: Differential, seed: int) -> Non
     assert outcome.packets_out > 0 and outcome.values > 300
 
 
-@needs_bmv2
+@pytest.mark.bmv2
 def test_stf_command_on_bmv2_and_both(capsys: pytest.CaptureFixture[str]) -> None:
     stf = str(LG_STF_DIR / "receiver.stf")
     assert main(["stf", "--target", "bmv2", str(LG_PROGRAM), stf]) == 0

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 P4C = shutil.which("p4c-bm2-ss")
 MAIN = re.compile(r"\)\s*main\s*;")
 
-pytestmark = pytest.mark.skipif(P4C is None, reason="p4c-bm2-ss not installed (not on PATH)")
+pytestmark = pytest.mark.bmv2("p4c-bm2-ss")
 
 
 def programs() -> list[Path]:

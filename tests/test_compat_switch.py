@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import uuid
@@ -80,7 +79,7 @@ def test_rates():
         parse_rate("-1M")
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create a veth with a qdisc")
+@pytest.mark.root
 def test_the_rate_a_tc_qdisc_shapes_a_link_to(tmp_path):
     name = "lgr" + uuid.uuid4().hex[:8]
     subprocess.run(["ip", "link", "add", name, "type", "veth", "peer", "name", name + "p"],

@@ -14,7 +14,6 @@ from finsy.proto import U128, p4r, rpc_status
 from fuzz_inputs import EXAMPLES, FUZZ_SETTINGS
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from test_p4rt_entities import compiled, config, names  # noqa: F401 (pytest fixtures)
 from test_p4rt_support import RunningSwitch, StreamClient, set_pipeline
 
 S = grpc.StatusCode
@@ -38,7 +37,7 @@ ELECTION = 2**128 - 1
 
 
 @pytest.fixture(scope="module")
-def rig(config):  # noqa: F811
+def rig(config):
     running = RunningSwitch()
     primary = StreamClient(running.port)
     primary.become_primary(ELECTION)
@@ -155,7 +154,7 @@ def device_ids() -> st.SearchStrategy[int]:
 
 
 @st.composite
-def requests(draw: st.DrawFn, config) -> tuple[str, object]:  # noqa: F811
+def requests(draw: st.DrawFn, config) -> tuple[str, object]:
     info = config.p4info
     rpc = draw(st.sampled_from(["Write", "Write", "Read", "SetForwardingPipelineConfig",
                                 "GetForwardingPipelineConfig", "WriteBytes", "Stream"]))
@@ -244,7 +243,7 @@ def _check_stream(port: int, messages: list[p4r.StreamMessageRequest]) -> None:
 @P4RT_SETTINGS
 @given(case=st.data())
 def test_fuzzed_requests_get_allowed_statuses(rig, case) -> None:
-    running, primary, config = rig  # noqa: F811
+    running, primary, config = rig
     rpc, request = case.draw(requests(config))
     if rpc == "Stream":
         _check_stream(running.port, request)

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_net_support import mininet_lock, needs_root  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,14 +18,14 @@ def lgkit(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-@needs_root
-def test_clean_reports_what_it_removed(mininet_lock) -> None:  # noqa: F811
+@pytest.mark.root
+def test_clean_reports_what_it_removed(mininet_lock) -> None:
     done = lgkit("clean")
     assert done.returncode == 0
     assert done.stdout.startswith("clean: ") and "interfaces" in done.stdout
 
 
-@needs_root
+@pytest.mark.root
 def test_unknown_scenario_is_one_clear_error() -> None:
     done = lgkit("run", "no-such-scenario", "--target", "lxbr")
     assert done.returncode == 1
@@ -34,7 +33,7 @@ def test_unknown_scenario_is_one_clear_error() -> None:
     assert "Traceback" not in done.stderr
 
 
-@needs_root
+@pytest.mark.root
 def test_malformed_scenario_is_one_clear_error(tmp_path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("topology: fig7\nloss_rate: 2\nflow: {client: h1, server: h3}\n")
@@ -54,7 +53,7 @@ def test_non_root_gets_a_clear_error() -> None:
     assert done.returncode == 1 and "needs root" in done.stderr
 
 
-@needs_root
+@pytest.mark.root
 def test_bmv2_without_bmv2_says_what_is_missing() -> None:
     if shutil.which("simple_switch_grpc") and shutil.which("p4c"):
         pytest.skip("BMv2 is installed here")

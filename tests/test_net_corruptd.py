@@ -9,7 +9,7 @@ import shutil
 import subprocess
 
 import pytest
-from test_net_support import assert_machine_clean, needs_root, network_lock
+from test_net_support import assert_machine_clean, network_lock
 
 from lgkit.control.corruptd import Corruptd, CorruptdParams
 from lgkit.control.notify import ProtectRequest, RedisNotifier
@@ -23,7 +23,7 @@ from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed
 
 PARAMS = CorruptdParams(interval_s=0.2, window_frames=400, threshold=0.02)
-pytestmark = needs_root
+pytestmark = pytest.mark.root
 
 
 @pytest.fixture(scope="module")

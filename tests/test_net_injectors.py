@@ -6,7 +6,7 @@ import math
 import re
 
 import pytest
-from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
+from test_net_support import assert_machine_clean
 
 from lgkit.net.inject.injectors import (
     InjectorUnavailable,
@@ -75,8 +75,8 @@ def _measure(injector_name: str, lines: list[str],
         network.stop()
 
 
-@needs_root
-def test_nft_injector_loses_the_configured_share(mininet_lock) -> None:  # noqa: F811
+@pytest.mark.root
+def test_nft_injector_loses_the_configured_share(mininet_lock) -> None:
     lines: list[str] = []
     loss, frames, lost = _measure("nft", lines)
     assert frames >= PINGS
@@ -86,8 +86,8 @@ def test_nft_injector_loses_the_configured_share(mininet_lock) -> None:  # noqa:
     assert_machine_clean()
 
 
-@needs_root
-def test_auto_choice_says_why_netem_is_passed_over(mininet_lock) -> None:  # noqa: F811
+@pytest.mark.root
+def test_auto_choice_says_why_netem_is_passed_over(mininet_lock) -> None:
     available, why = netem_status()
     lines: list[str] = []
     loss, _, _ = _measure("auto", lines)
@@ -100,7 +100,7 @@ def test_auto_choice_says_why_netem_is_passed_over(mininet_lock) -> None:  # noq
     assert_machine_clean()
 
 
-@needs_root
+@pytest.mark.root
 def test_netem_alone_is_unavailable_with_one_clear_line_or_works() -> None:
     available, why = netem_status()
     if available:
@@ -112,8 +112,8 @@ def test_netem_alone_is_unavailable_with_one_clear_line_or_works() -> None:
     assert lines == [f"netem: unavailable ({why})"]
 
 
-@needs_root
-def test_nft_gilbert_elliott_keeps_its_mean_for_open_loop_traffic(mininet_lock) -> None:  # noqa: F811,E501
+@pytest.mark.root
+def test_nft_gilbert_elliott_keeps_its_mean_for_open_loop_traffic(mininet_lock) -> None:  # noqa: E501
     network = KitNetwork(load_spec("fig7"), "lxbr")
     injector = None
     try:
@@ -151,8 +151,8 @@ def test_netem_tc_command_lines_for_both_models() -> None:
     assert p / (p + r) * bad == pytest.approx(0.01, rel=1e-5)
 
 
-@needs_root
-def test_netem_iid_loses_the_configured_share(mininet_lock) -> None:  # noqa: F811
+@pytest.mark.root
+def test_netem_iid_loses_the_configured_share(mininet_lock) -> None:
     needs_netem()
     lines: list[str] = []
     loss, frames, lost = _measure("netem", lines)
@@ -163,8 +163,8 @@ def test_netem_iid_loses_the_configured_share(mininet_lock) -> None:  # noqa: F8
     assert_machine_clean()
 
 
-@needs_root
-def test_netem_gilbert_elliott_gives_its_mean_and_its_bursts(mininet_lock) -> None:  # noqa: F811
+@pytest.mark.root
+def test_netem_gilbert_elliott_gives_its_mean_and_its_bursts(mininet_lock) -> None:
     """Per packet, netem's chain: the mean within 5 sigmas of a Markov-modulated Bernoulli sum,
     and P(lost | previous lost) = (1 - r) * bad_loss = 0.6, where i.i.d. losses would give 0.2."""
     needs_netem()

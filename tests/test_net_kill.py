@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_net_support import assert_machine_clean, named_namespaces, needs_root
+from test_net_support import assert_machine_clean, named_namespaces
 
 from lgkit.measure.results import read_metadata, read_table
 from lgkit.net.lifecycle.naming import node_name
@@ -59,7 +59,7 @@ def _wait_clean(timeout: float) -> None:
             time.sleep(0.5)
 
 
-@needs_root
+@pytest.mark.root
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
 def test_killed_run_leaves_nothing_and_keeps_partial_results(tmp_path, sig) -> None:
     proc, run_dir = _start_run(tmp_path)

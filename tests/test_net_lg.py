@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 from finsy import P4CounterEntry
-from test_net_support import assert_machine_clean, needs_root, network_lock
+from test_net_support import assert_machine_clean, network_lock
 
 from lgkit.control.corruptd import Corruptd, CorruptdParams
 from lgkit.control.linkguardian import copies_for
@@ -37,7 +37,7 @@ Timer-driven retransmissions (loss probes, RTOs) come from delay alone and are n
 SCENARIO = Scenario("lg", "fig7", LOSS, Flow("h1", "h3", "cubic", 4.0), ["lg_off", "lg_on"],
                     CorruptdParams(interval_s=0.25, window_frames=1000, threshold=2e-3))
 
-pytestmark = [needs_root,
+pytestmark = [pytest.mark.root,
               pytest.mark.skipif(not LG_PROGRAM.exists(), reason="p4/linkguardian.p4 missing"),
               pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 missing")]
 

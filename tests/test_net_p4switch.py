@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
+from test_net_support import assert_machine_clean
 
 from lgkit.net.spec.topology import SPEC_DIR, load_spec
 from lgkit.net.testbed.p4switch import (
@@ -114,14 +114,12 @@ def _forward_through(target: str, tmp_path) -> None:
     assert_machine_clean()
 
 
-@needs_root
-def test_builtin_switches_forward_ping_and_iperf3(mininet_lock, tmp_path) -> None:  # noqa: F811
+@pytest.mark.root
+def test_builtin_switches_forward_ping_and_iperf3(mininet_lock, tmp_path) -> None:
     _forward_through("builtin", tmp_path)
 
 
-@needs_root
-def test_bmv2_switches_forward_ping_and_iperf3(mininet_lock, tmp_path) -> None:  # noqa: F811
-    missing = [tool for tool in ("simple_switch_grpc", "p4c") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"bmv2: {', '.join(missing)} not installed")
+@pytest.mark.root
+@pytest.mark.bmv2("simple_switch_grpc", "p4c")
+def test_bmv2_switches_forward_ping_and_iperf3(mininet_lock, tmp_path) -> None:
     _forward_through("bmv2", tmp_path)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_net_support import assert_machine_clean, mininet_lock, needs_root  # noqa: F401
+from test_net_support import assert_machine_clean
 
 from lgkit.net.spec.topology import SPEC_DIR, SpecError, load_spec, next_hops
 from lgkit.net.testbed.network import KitNetwork
@@ -36,8 +36,8 @@ def test_leafspine_prefers_the_protected_spine() -> None:
     assert next_hops(spec, "l2")["h1"] in ("s1", "s2")
 
 
-@needs_root
-def test_fig7_on_linux_bridges_passes_ping_and_iperf3(mininet_lock) -> None:  # noqa: F811
+@pytest.mark.root
+def test_fig7_on_linux_bridges_passes_ping_and_iperf3(mininet_lock) -> None:
     network = KitNetwork(load_spec("fig7"), "lxbr")
     try:
         network.start()

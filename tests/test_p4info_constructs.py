@@ -4,7 +4,6 @@ compared with the installed p4c when there is one."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -93,7 +92,7 @@ def test_action_profiles_load_with_their_tables() -> None:
     assert balancer.action_names() == ["ApIngress.set_out", "NoAction"]
 
 
-@pytest.mark.skipif(shutil.which("p4c-bm2-ss") is None, reason="p4c-bm2-ss not on PATH")
+@pytest.mark.bmv2("p4c-bm2-ss")
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_p4info_equals_the_installed_p4c(name: str, tmp_path: Path) -> None:
     out = tmp_path / f"{name}.p4info.txtpb"

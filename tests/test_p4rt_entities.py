@@ -3,60 +3,30 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import grpc
 import pytest
 from finsy.proto import U128, p4d, p4r
 from test_p4rt_support import (
     CPU_PORT,
+    PKTIO,
+    PKTIO_COOKIE,
     Names,
     RunningSwitch,
     StreamClient,
     batch_errors,
-    compile_program,
-    forwarding_config,
     set_pipeline,
 )
 
 from lgkit.sw.exec.pipeline import MAX_HELD_DIGESTS
 from lgkit.sw.switch.loader import load_program
 
-PROGRAM = Path(__file__).parent / "p4" / "p4rt" / "pktio.p4"
 Cfg = p4r.SetForwardingPipelineConfigRequest
 GetCfg = p4r.GetForwardingPipelineConfigRequest
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 CODE = {code.value[0]: code for code in grpc.StatusCode}
 MAC_A = bytes.fromhex("0000000000aa")
 MAC_B = bytes.fromhex("0000000000bb")
-COOKIE = 0xC0FFEE
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory):
-    return compile_program(PROGRAM, tmp_path_factory.mktemp("pktio"))
-
-
-@pytest.fixture(scope="module")
-def config(compiled):
-    return forwarding_config(*compiled, cookie=COOKIE)
-
-
-@pytest.fixture(scope="module")
-def names(config):
-    return Names(config.p4info)
-
-
-@pytest.fixture
-def rig(config):
-    """A fresh switch with the program committed by a primary client (election id 10)."""
-    running = RunningSwitch()
-    client = StreamClient(running.port)
-    client.become_primary(10)
-    set_pipeline(client, config)
-    yield running, client
-    client.close()
-    running.stop()
 
 
 def frame(dst: bytes, src: bytes, ether_type: int, size: int = 64) -> bytes:
@@ -110,9 +80,9 @@ def test_get_config_response_types(rig, config):
             GetCfg(device_id=1, response_type=kind)).config
     full = get(GetCfg.ALL)
     assert full.p4info == config.p4info and full.p4_device_config == config.p4_device_config
-    assert full.cookie.cookie == COOKIE
+    assert full.cookie.cookie == PKTIO_COOKIE
     cookie = get(GetCfg.COOKIE_ONLY)
-    assert cookie.cookie.cookie == COOKIE
+    assert cookie.cookie.cookie == PKTIO_COOKIE
     assert not cookie.HasField("p4info") and not cookie.p4_device_config
     info = get(GetCfg.P4INFO_AND_COOKIE)
     assert info.p4info == config.p4info and not info.p4_device_config
@@ -463,7 +433,7 @@ def wait_for(condition, timeout: float = 5.0) -> None:
 
 def test_digests_of_a_program_loaded_without_p4runtime_are_dropped_and_counted():
     running = RunningSwitch()  # as `lgkit switch PROGRAM` driven only by Thrift: no client
-    running.switch.set_pipeline(load_program(str(PROGRAM)))
+    running.switch.set_pipeline(load_program(str(PKTIO)))
     sent = MAX_HELD_DIGESTS + 500
     try:
         for _ in range(sent):

@@ -18,6 +18,9 @@ from lgkit.sw.switch.switch import Switch
 
 DEVICE_ID = 1
 CPU_PORT = 255
+PKTIO = Path(__file__).parent / "p4" / "p4rt" / "pktio.p4"
+"The P4Runtime tests' program (the fixtures in conftest.py compile it)."
+PKTIO_COOKIE = 0xC0FFEE
 
 
 class StreamClient:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_net_support import assert_machine_clean, needs_root, network_lock
+from test_net_support import assert_machine_clean, network_lock
 
 from lgkit.net.lifecycle.interrupt import interrupt_run
 
-pytestmark = needs_root
+pytestmark = pytest.mark.root
 
 
 @pytest.mark.parametrize(("target", "flow_s", "action", "after", "needs_clean"), [

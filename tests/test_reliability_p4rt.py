@@ -11,15 +11,7 @@ import time
 import grpc
 import pytest
 from finsy.proto import U128, p4r, rpc_status
-from test_p4rt_entities import (  # noqa: F401 (pytest fixtures)
-    MAC_A,
-    compiled,
-    config,
-    dmac,
-    names,
-    rig,
-    update,
-)
+from test_p4rt_entities import MAC_A, dmac, update
 from test_p4rt_support import StreamClient, batch_errors, set_pipeline, start_server
 
 from lgkit.sw.exec.pipeline import Pipeline
@@ -82,7 +74,7 @@ def test_streams_beyond_the_limit_are_resource_exhausted(server, monkeypatch):
         client.close()
 
 
-def _failing_inserts(names, count: int) -> list[p4r.Update]:  # noqa: F811
+def _failing_inserts(names, count: int) -> list[p4r.Update]:
     """Inserts of `count` distinct keys with an unknown action: each fails INVALID_ARGUMENT."""
     updates = []
     for i in range(count):
@@ -92,7 +84,7 @@ def _failing_inserts(names, count: int) -> list[p4r.Update]:  # noqa: F811
     return updates
 
 
-def test_a_failing_batch_of_1000_keeps_a_status_a_default_client_reads(rig, names):  # noqa: F811
+def test_a_failing_batch_of_1000_keeps_a_status_a_default_client_reads(rig, names):
     """1000 per-update Errors (~39 KB) cannot fit 8 KiB of metadata: BMv2 sends them all and
     its clients see RESOURCE_EXHAUSTED; the kit's details cover a prefix of the batch."""
     _, client = rig
@@ -137,7 +129,7 @@ def test_batch_status_fits_the_budget_and_covers_a_prefix(count, text):
     assert status.details.startswith(f"{count - count // 3 - (count % 3 > 0)} of {count} ")
 
 
-def test_a_batch_over_the_limit_is_refused_whole(rig, names):  # noqa: F811
+def test_a_batch_over_the_limit_is_refused_whole(rig, names):
     _, client = rig
     updates = [update(INSERT, table_entry=dmac(names, (i + 1).to_bytes(6, "big")))
                for i in range(MAX_WRITE_UPDATES + 1)]
@@ -150,7 +142,7 @@ def test_a_batch_over_the_limit_is_refused_whole(rig, names):  # noqa: F811
     client.write(*updates[:2])  # smaller batches still work
 
 
-def test_a_program_that_compiles_but_cannot_load_is_invalid_argument(rig, config,  # noqa: F811
+def test_a_program_that_compiles_but_cannot_load_is_invalid_argument(rig, config,
                                                                       monkeypatch):
     _, client = rig
 

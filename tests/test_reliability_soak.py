@@ -3,7 +3,6 @@ two namespaced hosts keeps its resident memory flat after warm-up (growth under 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from lgkit.sw.tools.soak_switch import GOAL_GROWTH, soak
 PROGRAM = str(Path(__file__).resolve().parents[1] / "p4" / "basic.p4")
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for namespaces and veths")
+@pytest.mark.root
 def test_switch_memory_stays_flat_while_forwarding():
     result = soak(PROGRAM, seconds=20, chunk_s=5, log=print)
     assert min(result["pps"]) > 1000  # it forwarded all along

@@ -93,7 +93,7 @@ print(seqs)
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for namespaces and veths")
+@pytest.mark.root
 def test_port_transmit_ring_sends_everything_in_order():
     import ast
     import sys

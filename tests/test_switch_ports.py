@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BASIC = str(ROOT / "p4" / "basic.p4")
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for namespaces and veths")
 
 
 def lgkit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -42,7 +41,7 @@ def free_addr() -> str:
     return f"127.0.0.1:{30000 + os.getpid() % 20000}"
 
 
-@needs_root
+@pytest.mark.root
 def test_switch_forwards_between_namespaces_with_pcap(tmp_path, capsys):
     from scapy.layers.inet import ICMP, IP
     from scapy.utils import rdpcap
@@ -79,7 +78,7 @@ def test_switch_forwards_between_namespaces_with_pcap(tmp_path, capsys):
     assert requests_out[0].dst == pair.H2_MAC
 
 
-@needs_root
+@pytest.mark.root
 def test_killed_switch_leaves_interfaces_unchanged():
     with HostPair(f"t2{os.getpid() % 10000}") as pair:
         before = {ifname: link_state(ifname) for ifname in (pair.sw1, pair.sw2)}
@@ -96,7 +95,7 @@ def test_killed_switch_leaves_interfaces_unchanged():
         assert claim_owner(pair.sw1) is None and claim_owner(pair.sw2) is None
 
 
-@needs_root
+@pytest.mark.root
 def test_the_claim_of_a_killed_process_does_not_block_a_new_switch():
     with HostPair(f"t4{os.getpid() % 10000}") as pair:
         argv = ["switch", "--no-p4", "-i", f"1@{pair.sw1}", "--grpc-server-addr", free_addr()]
@@ -118,7 +117,7 @@ def test_the_claim_of_a_killed_process_does_not_block_a_new_switch():
         assert claim_owner(pair.sw1) is None
 
 
-@needs_root
+@pytest.mark.root
 def test_sigint_stops_switch_cleanly():
     with HostPair(f"t3{os.getpid() % 10000}") as pair:
         switch = start_switch([*LGKIT, "switch", "--no-p4", "-i", f"1@{pair.sw1}",

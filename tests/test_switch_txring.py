@@ -67,7 +67,7 @@ def _busy(clock: RealClock, running: threading.Event) -> None:
         clock.call_later(0, _busy, clock, running)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for namespaces and veths")
+@pytest.mark.root
 def test_high_priority_leaves_before_backlog_on_time_with_busy_loop():
     clock = RealClock()
     switch = Switch(clock=clock, priority_queues=3)

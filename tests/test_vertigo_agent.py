@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_net_support import needs_root
 
 from lgkit.schemes import flowinfo
 from lgkit.schemes.vertigo_testbed import ADVMSS, reserve_option_room
@@ -30,7 +29,7 @@ PORT = 5300
 SIZES = (3000, 45_000, 700, 5000)
 "Written back to back: messages share segments (the 700 B one may have none of its own)."
 
-pytestmark = [needs_root, pytest.mark.skipif(shutil.which("iptables") is None,
+pytestmark = [pytest.mark.root, pytest.mark.skipif(shutil.which("iptables") is None,
                                              reason="iptables missing (make setup)")]
 
 

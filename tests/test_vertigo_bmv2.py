@@ -7,15 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tools import bmv2
 from tools.stf_bmv2 import replay
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = [("vertigo", "vertigo_stf", name) for name in ("deflect", "dibs", "ecmp")] + [
     ("pabo", "pabo_stf", name) for name in ("bounce", "off")]
 
-pytestmark = pytest.mark.skipif(bool(bmv2.missing_tools()),
-                                reason=f"BMv2 not installed: {', '.join(bmv2.missing_tools())}")
+pytestmark = pytest.mark.bmv2
 
 
 @pytest.mark.parametrize(("program", "folder", "name"), CASES,

@@ -9,14 +9,14 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from test_net_support import assert_machine_clean, needs_root
+from test_net_support import assert_machine_clean
 
 from lgkit.cli import main
 from lgkit.measure.results import read_metadata, read_table
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "vertigo.ipynb"
 
-pytestmark = [needs_root, pytest.mark.skipif(shutil.which("iptables") is None,
+pytestmark = [pytest.mark.root, pytest.mark.skipif(shutil.which("iptables") is None,
                                              reason="iptables missing (make setup)")]
 
 
