@@ -226,25 +226,31 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             config.p4_device_config = full.p4_device_config
         return p4r.GetForwardingPipelineConfigResponse(config=config)
 
+    def _admit_write(self, request: p4r.WriteRequest | TooLarge,
+                     ) -> tuple[p4r.WriteRequest, DeviceState]:
+        """The Write request and the pipeline state it applies to, or the P4RTError refusing it."""
+        if isinstance(request, TooLarge):
+            raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"Write request of {request.size} bytes; this server decodes at "
+                            f"most {request.limit} (at most {MAX_WRITE_UPDATES} updates)")
+        if len(request.updates) > MAX_WRITE_UPDATES:
+            raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"a Write batch may hold at most {MAX_WRITE_UPDATES} updates "
+                            f"(this one has {len(request.updates)}); split it")
+        self._check_device(request.device_id)
+        self._check_primary(request)
+        state = self._require_state()
+        if request.atomicity != p4r.WriteRequest.CONTINUE_ON_ERROR:
+            raise unimplemented("only CONTINUE_ON_ERROR batches are supported")
+        return request, state
+
     def Write(self, request: p4r.WriteRequest | TooLarge, context: Any) -> Any:
         try:
-            if isinstance(request, TooLarge):
-                raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"Write request of {request.size} bytes; this server decodes at "
-                                f"most {request.limit} (at most {MAX_WRITE_UPDATES} updates)")
-            if len(request.updates) > MAX_WRITE_UPDATES:
-                raise P4RTError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"a Write batch may hold at most {MAX_WRITE_UPDATES} updates "
-                                f"(this one has {len(request.updates)}); split it")
-            self._check_device(request.device_id)
-            self._check_primary(request)
-            state = self._require_state()
-            if request.atomicity != p4r.WriteRequest.CONTINUE_ON_ERROR:
-                raise unimplemented("only CONTINUE_ON_ERROR batches are supported")
+            write, state = self._admit_write(request)
         except P4RTError as err:
             context.abort(err.code, err.message)
-        results = [self._apply_update(state, update) for update in request.updates]
-        added = sum(1 for update, result in zip(request.updates, results, strict=True)
+        results = [self._apply_update(state, update) for update in write.updates]
+        added = sum(1 for update, result in zip(write.updates, results, strict=True)
                     if result is None and update.type == p4r.Update.INSERT
                     and update.entity.HasField("table_entry"))
         if added:
@@ -325,7 +331,8 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                     return
                 if isinstance(msg, P4RTError):
                     await context.abort(msg.code, msg.message)
-                yield msg
+                else:
+                    yield msg
         finally:
             self._streams -= 1
             reader.cancel()

@@ -14,7 +14,10 @@ from __future__ import annotations
 import gc
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..exec.pipeline import Pipeline
 
 GENERATIONS = 3
 FREEZE_EVERY_ENTRIES = 1000
@@ -52,7 +55,7 @@ class Collector:
         if self._on_collection in gc.callbacks:
             gc.callbacks.remove(self._on_collection)
 
-    def on_pipeline_change(self, _pipeline: Any) -> None:
+    def on_pipeline_change(self, _pipeline: Pipeline | None) -> None:
         """Collect everything (a replaced program's objects too), freeze the survivors, and
         time collections afresh from here."""
         gc.unfreeze()

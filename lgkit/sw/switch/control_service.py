@@ -11,11 +11,16 @@ import ipaddress
 import json
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
+
+    from .switch import Switch
 
 SERVICE = "lgkit.SwitchControl"
 RUN_METHOD = f"/{SERVICE}/Run"
@@ -87,7 +92,7 @@ class SwitchCommands:
     `pipeline.mc_groups` as (rid, port) in association order, each node's ports ascending.
     """
 
-    def __init__(self, switch: Any) -> None:
+    def __init__(self, switch: Switch) -> None:
         self.switch = switch
         self.nodes: dict[int, tuple[int, list[int]]] = {}
         self.group_nodes: dict[int, list[int]] = {}
@@ -122,7 +127,7 @@ class SwitchCommands:
         }
         switch.on_pipeline_change.append(self._forget_nodes)
 
-    def _forget_nodes(self, _pipeline: Any) -> None:
+    def _forget_nodes(self, _pipeline: Pipeline | None) -> None:
         self.nodes.clear()
         self.group_nodes.clear()
 
@@ -198,7 +203,7 @@ class SwitchCommands:
 
     # ---- mirroring and multicast ---------------------------------------------------------
 
-    def _pipeline(self) -> Any:
+    def _pipeline(self) -> Pipeline:
         if self.switch.pipeline is None:
             raise CommandError("no P4 program is loaded")
         return self.switch.pipeline

@@ -6,11 +6,15 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .clock import Clock, RealClock
 from .tm import CLONE_INSTANCE_TYPES, TrafficManager
 from .watchdog import Watchdog
+
+if TYPE_CHECKING:
+    from ..exec.jobs import EgressJob, IngressJob, IngressResult
+    from ..exec.pipeline import Pipeline
 
 RECIRC_QUEUE_CAPACITY = 1024
 INPUT_QUEUE_CAPACITY = 1024
@@ -84,7 +88,7 @@ class Switch:
         """Whether passes take time (virtual time): then arrivals wait in a bounded input
         queue while their ingress pass is in flight."""
         self.lock = threading.RLock()
-        self.pipeline: Any = None
+        self.pipeline: Pipeline | None = None
         self.drops: Counter[str] = Counter()
         self.passes: Counter[str] = Counter()
         "Pipeline passes by kind: ingress (new packets), recirc (recirculated), egress."
@@ -94,7 +98,7 @@ class Switch:
         self.ports: dict[int, PortBackend] = {}
         self.port_stats: dict[int, PortStats] = {}
         self.packet_in_handlers: list[Callable[[bytes], None]] = []
-        self.on_pipeline_change: list[Callable[[Any], None]] = []
+        self.on_pipeline_change: list[Callable[[Pipeline | None], None]] = []
         self.on_entries_added: list[Callable[[int], None]] = []
         "Called by a control plane with the number of table entries a write request added."
         self.guard: Watchdog | None = None
@@ -109,7 +113,7 @@ class Switch:
 
     # ---- configuration -------------------------------------------------------------------
 
-    def set_pipeline(self, pipeline: Any) -> None:
+    def set_pipeline(self, pipeline: Pipeline | None) -> None:
         """Install a program (fresh state); queued and in-flight packets of the old one drop."""
         with self.lock:
             self._generation += 1
@@ -152,7 +156,7 @@ class Switch:
                 self.drops["input_queue_full"] += 1
                 return
             self._input_pending += 1
-        self._ingress(port, data, None, self._generation)
+        self._ingress(port, data, self._generation)
 
     def packet_out(self, data: bytes) -> None:
         """A controller packet (starting with the packet_out header) enters on the CPU port."""
@@ -161,7 +165,9 @@ class Switch:
         with self.lock:
             self.receive(self.cpu_port, data)
 
-    def _ingress(self, port: int, data: bytes | None, job: Any, generation: int) -> None:
+    def _ingress(self, port: int, packet: bytes | IngressJob, generation: int) -> None:
+        """One ingress pass of a frame that arrived on `port` or of a resubmitted/recirculated
+        job."""
         with self.lock:
             if generation != self._generation:
                 return
@@ -170,24 +176,25 @@ class Switch:
                 self.drops["no_pipeline"] += 1
                 return
             now_us = self.clock.now_ns() // 1000
-            self.passes["ingress" if job is None else "recirc"] += 1
+            new_packet = isinstance(packet, bytes)
+            self.passes["ingress" if new_packet else "recirc"] += 1
             guard = self.guard
             if guard is None:
-                result = pipeline.ingress(port, data, now_us) if job is None \
-                    else pipeline.ingress_job(job, now_us)
+                result = pipeline.ingress(port, packet, now_us) if isinstance(packet, bytes) \
+                    else pipeline.ingress_job(packet, now_us)
             else:
-                result = guard.run(pipeline.ingress, port, data, now_us) if job is None \
-                    else guard.run(pipeline.ingress_job, job, now_us)
+                result = guard.run(pipeline.ingress, port, packet, now_us) if new_packet \
+                    else guard.run(pipeline.ingress_job, packet, now_us)
                 if result is None:
                     self.drops["pass_timeout"] += 1
-                    if self.timed and job is None:
+                    if self.timed and new_packet:
                         self._input_pending -= 1
                     return
             if result.drops:
                 self.drops["ingress_drop"] += result.drops
             if self.timed:
                 self.clock.call_later(self.ingress_latency_ns, self._after_ingress, result,
-                                      job is None, generation)
+                                      new_packet, generation)
                 return
             enqueue = self.tm.enqueue
             for egress_job in result.egress:
@@ -195,7 +202,7 @@ class Switch:
             if result.resubmit is not None:
                 self._recirculate(result.resubmit)
 
-    def _after_ingress(self, result: Any, new_packet: bool, generation: int) -> None:
+    def _after_ingress(self, result: IngressResult, new_packet: bool, generation: int) -> None:
         with self.lock:
             if generation != self._generation:
                 return
@@ -210,16 +217,16 @@ class Switch:
             if result.resubmit is not None:
                 self._recirculate(result.resubmit)
 
-    def _clone(self, job: Any) -> None:
+    def _clone(self, job: EgressJob) -> None:
         """A clone enters its queue after the mirror buffer's latency."""
         self.clock.call_later(self.clone_latency_ns, self._enqueue_clone, job, self._generation)
 
-    def _enqueue_clone(self, job: Any, generation: int) -> None:
+    def _enqueue_clone(self, job: EgressJob, generation: int) -> None:
         with self.lock:
             if generation == self._generation:
                 self.tm.enqueue(job)
 
-    def _recirculate(self, job: Any, from_lane: bool = False, wire_ns: int = 0) -> None:
+    def _recirculate(self, job: IngressJob, from_lane: bool = False, wire_ns: int = 0) -> None:
         """Queue a resubmitted or recirculated packet for another ingress pass (served first),
         after the recirculation latency and `wire_ns`, its serialization at the recirculation
         port's rate (the port's rate limiter paces the next packet, not this one)."""
@@ -233,18 +240,21 @@ class Switch:
         self.clock.call_later(self.recirc_latency_ns + wire_ns, self._recirc_ingress, job,
                               self._generation)
 
-    def _recirc_ingress(self, job: Any, generation: int) -> None:
+    def _recirc_ingress(self, job: IngressJob, generation: int) -> None:
         if generation != self._generation:
             return
         self._recirc_pending -= 1
-        self._ingress(0, None, job, generation)
+        self._ingress(0, job, generation)
 
-    def _egress_pass(self, job: Any, now_us: int, enq_qdepth: int, deq_qdepth: int,
+    def _egress_pass(self, job: EgressJob, now_us: int, enq_qdepth: int, deq_qdepth: int,
                      enq_timestamp: int, deq_timedelta: int) -> int:
         """Called by the TM at dequeue; returns the bytes put on the wire or looped back to
         ingress (so a rate on the recirculation port limits recirculation), 0 if none."""
         self.passes["egress"] += 1
-        egress = self.pipeline.egress
+        pipeline = self.pipeline
+        if pipeline is None:  # the TM was flushed with the old program; nothing is queued
+            return 0
+        egress = pipeline.egress
         if self.guard is None:
             result = egress(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta)
         else:

@@ -57,9 +57,9 @@ def read_value(iprot: Any, ttype: int) -> Any:
         return items
     if ttype == TType.MAP:
         ktype, vtype, size = iprot.readMapBegin()
-        items = {read_value(iprot, ktype): read_value(iprot, vtype) for _ in range(size)}
+        mapping = {read_value(iprot, ktype): read_value(iprot, vtype) for _ in range(size)}
         iprot.readMapEnd()
-        return items
+        return mapping
     raise TApplicationException(TApplicationException.PROTOCOL_ERROR, f"bad type {ttype}")
 
 
