@@ -63,7 +63,9 @@ def bmv2_json(info: p4i.P4Info, program: str, config: dict[str, Any]) -> dict[st
     return doc
 
 
-def _key_headers(info: p4i.P4Info) -> tuple[list[dict], list[dict], dict[str, list[str]]]:
+def _key_headers(
+    info: p4i.P4Info,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[str]]]:
     """Header types and instances that give every match field a [header, field] target."""
     fields: dict[str, dict[str, int]] = {"scalars": {}}
     targets: dict[str, list[str]] = {}

@@ -6,7 +6,8 @@ import dataclasses
 import functools
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,8 +107,9 @@ class SymbolTable:
                 h = jenkins_hash(name)
                 while (kind << 24) | (h & 0xFFFFFF) in self.assigned:
                     h += 1
-                table[name] = (kind << 24) | (h & 0xFFFFFF)
-                self.assigned.add(table[name])
+                ident = (kind << 24) | (h & 0xFFFFFF)
+                table[name] = ident
+                self.assigned.add(ident)
 
     def id(self, kind: int, name: str) -> int:
         value = self.symbols[kind][name]
@@ -175,7 +177,9 @@ def render_annotation(name: str, args: list[str]) -> str:
     return f"@{name}({', '.join(a.strip() for a in args)})"
 
 
-def annotation_texts(annotations: ir.Annotations, skip: set[str] = frozenset()) -> list[str]:
+def annotation_texts(
+    annotations: ir.Annotations, skip: AbstractSet[str] = frozenset()
+) -> list[str]:
     return [
         render_annotation(name, args)
         for name, args in annotations.items()
@@ -1066,7 +1070,7 @@ class P4InfoBuilder:
         fields = elem.fields if isinstance(elem, t.StructLikeT) else [("", elem)]
         for ident, (fname, ftype) in enumerate(fields, start=1):
             match = msg.match.add(id=ident, name=fname, bitwidth=type_width(ftype))
-            anns = elem.field_annotations.get(fname, {}) if fname else {}
+            anns = elem.field_annotations.get(fname, {}) if isinstance(elem, t.StructLikeT) else {}
             kind = "".join(anns.get("match", [])).strip() or "exact"
             if kind in MATCH_TYPES:
                 match.match_type = MATCH_TYPES[kind]
@@ -1102,7 +1106,7 @@ def flatten_fields(
 ) -> list[tuple[str, t.P4Type | None, ir.TypeRef, ir.Annotations]]:
     """A controller header's fields with their types (nested structs flattened with '.')."""
     resolved = header.resolved
-    result = []
+    result: list[tuple[str, t.P4Type | None, ir.TypeRef, ir.Annotations]] = []
     for (name, written, anns), (_, ty) in zip(
         header.fields, resolved.fields if isinstance(resolved, t.StructLikeT) else [], strict=False
     ):
@@ -1116,7 +1120,7 @@ def field_ids(items: list[ir.Param] | list[ir.KeyElement]) -> list[int]:
     return allocate_ids([user_id(item) for item in items])
 
 
-def field_ids_from(fields: list[tuple[str, object, object, ir.Annotations]]) -> list[int]:
+def field_ids_from(fields: Sequence[tuple[str, object, object, ir.Annotations]]) -> list[int]:
     return allocate_ids(
         [annotation_int(anns.get("id", [])) if "id" in anns else None for _, _, _, anns in fields]
     )
@@ -1147,4 +1151,5 @@ def build_p4info(program: ir.Program) -> p4i.P4Info:
 
 def p4info_text(program: ir.Program) -> str:
     """P4Info in protobuf text format, as p4c writes `--p4runtime-files x.p4info.txtpb`."""
-    return TEXT_HEADER + text_format.MessageToString(build_p4info(program))
+    text: str = text_format.MessageToString(build_p4info(program))
+    return TEXT_HEADER + text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,7 +23,7 @@ class Checker(TableChecker):
         for decl in self.program.decls:
             if len(self.diagnostics) >= MAX_ERRORS:
                 break
-            self._guard(decl, lambda d=decl: self.check_top(d))
+            self._guard(decl, functools.partial(self.check_top, decl))
         if not self.diagnostics:
             self._guard(self.program, self.find_main)
         if self.diagnostics:
@@ -431,9 +432,10 @@ class Checker(TableChecker):
         s.expr = self.expr(s.expr, scope, None)
         stype = s.expr.type
         seen: set[Any] = set()
-        on_actions = isinstance(stype, t.ApplyResultT)
-        table = self.lookup(scope, stype.table, s.loc) if on_actions else None  # type: ignore
-        if not on_actions and not isinstance(stype, (t.BitsT, t.EnumT)):
+        table: ir.TableDecl | None = None
+        if isinstance(stype, t.ApplyResultT):
+            table = self.lookup(scope, stype.table, s.loc)
+        if table is None and not isinstance(stype, (t.BitsT, t.EnumT)):
             raise self.fail(s.expr.loc, f"cannot switch on a value of type {type_str(stype)}")
         for i, case in enumerate(s.cases):
             label = case.labels[0]
@@ -442,7 +444,7 @@ class Checker(TableChecker):
                     raise self.fail(label.loc, "'default' must be the last switch label")
                 label.type = stype
                 key: Any = "default"
-            elif on_actions:
+            elif table is not None:
                 key = self.switch_action_label(label, table, scope)
             else:
                 assert stype is not None

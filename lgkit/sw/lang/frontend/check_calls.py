@@ -48,7 +48,8 @@ class CallChecker(ExprChecker):
             candidates = [c for c in candidates if id(c) not in self.failed]
             if not candidates:
                 raise Silent()
-            fn = self.pick_overload([c.function for c in candidates], call.args, call.loc,
+            functions = [c.function for c in candidates if c.function is not None]
+            fn = self.pick_overload(functions, call.args, call.loc,
                                     target.name)
             call.kind = ir.CallKind.EXTERN_FUNCTION
             call.callee = next(c for c in candidates if c.function is fn)
@@ -136,8 +137,8 @@ class CallChecker(ExprChecker):
             required = {p.name for p in params if not is_optional(p)}
             given = {a.name for a in args}
             return given <= names and required <= given
-        required = sum(1 for p in params if not is_optional(p))
-        return required <= len(args) <= len(params)
+        n_required = sum(1 for p in params if not is_optional(p))
+        return n_required <= len(args) <= len(params)
 
     def generic_call(
         self, call: ir.Call, method: ir.ExternMethod, bindings: dict[str, t.P4Type], scope: Scope

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
 from lgkit.sw.lang.frontend.check_types import TypeChecker
@@ -60,6 +62,10 @@ def size_in_bits(typ: t.P4Type | None, maximum: bool) -> int | None:
 
 class ExprChecker(TypeChecker):
     """Fills .type of expressions, converting where P4 converts implicitly."""
+
+    if TYPE_CHECKING:  # defined by CallChecker, the next class of the checker
+        def call(self, call: ir.Call, scope: Scope, expected: t.P4Type | None) -> ir.Call: ...
+        def no_args(self, call: ir.Call, what: str) -> None: ...
 
     def expect_bool(self, e: ir.Expr, what: str) -> ir.Expr:
         if not isinstance(e.type, t.BoolT):
@@ -135,7 +141,7 @@ class ExprChecker(TypeChecker):
 
     def expr_TypeMember(self, e: ir.TypeMember, scope: Scope, expected: t.P4Type | None) -> ir.Expr:
         if e.type_name == "error":
-            enum: t.P4Type = self.error_type
+            enum: t.P4Type | None = self.error_type
         else:
             decl = self.lookup(scope, e.type_name, e.loc)
             if isinstance(decl, (ir.VarDecl, ir.ConstDecl, ir.Param, ir.InstanceDecl)):

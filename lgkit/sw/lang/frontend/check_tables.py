@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
 from lgkit.sw.lang.frontend.check_calls import CallChecker
@@ -14,6 +16,9 @@ IMPLEMENTATIONS = ("action_profile", "action_selector")
 
 class TableChecker(CallChecker):
     """Tables and keysets."""
+
+    if TYPE_CHECKING:  # defined by Checker, the last class of the checker
+        def check_state_name(self, name: str, loc: ir.Loc) -> None: ...
 
     def check_select(self, select: ir.Select, scope: Scope) -> None:
         select.keys = [self.expr(k, scope, None) for k in select.keys]

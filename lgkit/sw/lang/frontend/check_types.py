@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
@@ -15,6 +15,10 @@ from lgkit.sw.lang.frontend.typeops import type_str
 
 class TypeChecker:
     """Resolves type declarations and TypeRefs; the base of the checker."""
+
+    if TYPE_CHECKING:  # defined by ExprChecker, the next class of the checker
+        def expr(self, e: ir.Expr, scope: Scope, expected: t.P4Type | None) -> ir.Expr: ...
+        def convert(self, e: ir.Expr, to: t.P4Type) -> ir.Expr: ...
 
     def __init__(self, program: ir.Program) -> None:
         self.program = program

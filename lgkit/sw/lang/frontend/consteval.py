@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lgkit.sw.lang import ir
@@ -107,7 +108,7 @@ def _binary(e: ir.Binary, left: Any, right: Any) -> Any:
         assert isinstance(e.right.type, t.BitsT)
         width = e.right.type.width
         return wrap((left << width) | (right & ((1 << width) - 1)), typ)
-    arithmetic = {
+    arithmetic: dict[str, Callable[[], int]] = {
         "+": lambda: left + right,
         "-": lambda: left - right,
         "*": lambda: left * right,

@@ -184,7 +184,7 @@ class PostLexer:
         open_depths.pop()
         yield Token.new_borrow_pos("TA_CLOSE", ">", tok)
         if tok.type == "SHR":
-            second = Token("GT", ">", tok.start_pos + 1, tok.line, tok.column + 1)
+            second = Token("GT", ">", (tok.start_pos or 0) + 1, tok.line, (tok.column or 0) + 1)
             if open_depths:
                 open_depths.pop()
                 second = Token.new_borrow_pos("TA_CLOSE", ">", second)

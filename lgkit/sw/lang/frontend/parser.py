@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import (
@@ -94,7 +94,7 @@ class _TupleKeyset:
 
 
 @v_args(meta=True)
-class _IrBuilder(Transformer):
+class _IrBuilder(Transformer[Token, ir.Program]):
     """Builds ir nodes from the lark tree; every node gets the location of its first token."""
 
     def __init__(self, origin: list[tuple[str, int]]) -> None:
@@ -232,7 +232,7 @@ class _IrBuilder(Transformer):
     def unop(self, meta: Any, c: _Children) -> ir.Expr:
         op, operand = str(c[0]), c[1]
         if op == "+":
-            return operand
+            return cast(ir.Expr, operand)
         if op == "-" and isinstance(operand, ir.IntLit) and operand.width is None:
             return ir.IntLit(self._loc(meta), -operand.value)
         return ir.Unary(self._loc(meta), op, operand)
@@ -379,7 +379,7 @@ class _IrBuilder(Transformer):
         return ir.Param(self._loc(meta), c[3], direction, c[2], c[4], annotations=c[0])
 
     def ctor_params(self, meta: Any, c: _Children) -> list[ir.Param]:
-        return c[0]
+        return cast(list[ir.Param], c[0])
 
     def _no_type_params(self, args: list[ir.TypeRef] | None, what: str, loc: ir.Loc) -> None:
         if args:
@@ -403,7 +403,7 @@ class _IrBuilder(Transformer):
         return (c[2], c[1], c[0])
 
     def enum_decl(self, meta: Any, c: _Children) -> ir.TypeDecl:
-        members = [(m, None) for m in c[2:] if m is not None]
+        members: list[tuple[str, ir.Expr | None]] = [(m, None) for m in c[2:] if m is not None]
         return ir.TypeDecl(self._loc(meta), c[1], "enum", members=members, annotations=c[0])
 
     def ser_enum_decl(self, meta: Any, c: _Children) -> ir.TypeDecl:
@@ -416,11 +416,11 @@ class _IrBuilder(Transformer):
         return (c[0], c[1])
 
     def error_decl(self, meta: Any, c: _Children) -> ir.TypeDecl:
-        members = [(m, None) for m in c[1:] if m is not None]
+        members: list[tuple[str, ir.Expr | None]] = [(m, None) for m in c[1:] if m is not None]
         return ir.TypeDecl(self._loc(meta), "error", "error", members=members)
 
     def match_kind_decl(self, meta: Any, c: _Children) -> ir.TypeDecl:
-        members = [(m, None) for m in c[1:] if m is not None]
+        members: list[tuple[str, ir.Expr | None]] = [(m, None) for m in c[1:] if m is not None]
         return ir.TypeDecl(self._loc(meta), "match_kind", "match_kind", members=members)
 
     def typedef_decl(self, meta: Any, c: _Children) -> ir.TypeDecl:
@@ -622,4 +622,4 @@ class _IrBuilder(Transformer):
         return ir.Entry(self._loc(meta), keys, c[3], c[1], annotations)
 
     def entry_priority(self, meta: Any, c: _Children) -> ir.Expr:
-        return c[0]
+        return cast(ir.Expr, c[0])

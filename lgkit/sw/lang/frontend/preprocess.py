@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pcpp
 
@@ -28,7 +29,7 @@ class _ExpansionLimit(Exception):
     """Macro expansion went past MAX_EXPANSION_WORK tokens."""
 
 
-class _Preprocessor(pcpp.Preprocessor):
+class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no types
     """pcpp with errors collected as diagnostics, comments kept (so lines do not move) and
     macro expansion bounded."""
 
@@ -54,9 +55,10 @@ class _Preprocessor(pcpp.Preprocessor):
     def on_error(self, file: str, line: int, msg: str) -> None:
         self._report(file, line, msg)
 
-    def include(self, tokens: list, original_line: list) -> Iterator[object]:
+    def include(self, tokens: list[Any], original_line: list[Any]) -> Iterator[object]:
         """#include, refusing loops (nesting deeper than MAX_INCLUDE_DEPTH)."""
-        where = (tokens[0].source, tokens[0].lineno) if tokens else (None, None)
+        where: tuple[str | None, int | None] = \
+            (tokens[0].source, tokens[0].lineno) if tokens else (None, None)
         if self.include_depth > MAX_INCLUDE_DEPTH:
             self._report(*where, f"#include nested more than {MAX_INCLUDE_DEPTH} files deep "
                          "(does a file include itself?)")
@@ -88,7 +90,7 @@ class _Preprocessor(pcpp.Preprocessor):
         return True
 
     def on_directive_unknown(
-        self, directive: object, toks: list, ifpassthru: bool, precedingtoks: list
+        self, directive: object, toks: list[Any], ifpassthru: bool, precedingtoks: list[Any]
     ) -> bool | None:
         name = directive.value  # type: ignore[attr-defined]
         source, line = directive.source, directive.lineno  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ class Silent(Exception):
     """A use of a declaration that already failed: abort without a second message."""
 
 
-class Overloads(list):
+class Overloads(list[ir.ExternDecl]):
     """Extern functions (or methods) sharing a name, told apart by their argument counts."""
 
 
