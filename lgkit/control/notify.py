@@ -96,10 +96,10 @@ class RedisNotifier:
 
     def subscribe(self, handler: Handler) -> None:
         """Subscribe; the handler runs in redis-py's listener thread."""
-        self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-        self._pubsub.subscribe(**{CHANNEL: lambda msg: handler(
-            ProtectRequest.from_json(msg["data"]))})
-        self._thread = self._pubsub.run_in_thread(sleep_time=0.05, daemon=True)
+        pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        pubsub.subscribe(**{CHANNEL: lambda msg: handler(ProtectRequest.from_json(msg["data"]))})
+        self._pubsub = pubsub
+        self._thread = pubsub.run_in_thread(sleep_time=0.05, daemon=True)
 
     def close(self) -> None:
         """Stop listening and disconnect."""

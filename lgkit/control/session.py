@@ -103,7 +103,8 @@ class P4RuntimeSession:
         """Read entities matching a (wildcard) entity."""
 
         async def collect() -> list[Any]:
-            return [item async for item in self.switch.read(entity)]
+            # finsy declares read `async def -> AsyncGenerator`: an async generator at run time
+            return [item async for item in self.switch.read(entity)]  # type: ignore[attr-defined]
 
         with self._lock:
             return self._call(collect())

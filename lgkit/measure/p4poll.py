@@ -54,7 +54,7 @@ def read_cells(p4rt_read: Callable[[Any], list[Any]], cells: Sequence[Cell]) -> 
     """Cells of one switch read over P4Runtime (P4RuntimeSession.read), in one Read request."""
     if not cells:
         return {}
-    by_key = {(c.name, c.index): c for c in cells}
+    by_key: dict[tuple[str, int | None], Cell] = {(c.name, c.index): c for c in cells}
     values: dict[Cell, dict[str, int]] = {}
     for entity in p4rt_read([c.entity() for c in cells]):
         if isinstance(entity, finsy.P4CounterEntry):
@@ -66,7 +66,7 @@ def read_cells(p4rt_read: Callable[[Any], list[Any]], cells: Sequence[Cell]) -> 
         elif isinstance(entity, finsy.P4RegisterEntry):
             cell = by_key.get((entity.register_id, entity.index))
             if cell is not None:
-                values[cell] = {"value": int(entity.data)}
+                values[cell] = {"value": int(entity.data) if entity.data is not None else 0}
     return values
 
 

@@ -69,10 +69,13 @@ def apply(host: Host, settings: HostSettings) -> dict[str, object]:
         host.cmd(f"ip route replace {base} rto_min {settings.rto_min_ms}ms")
     host.cmd("ip tcp_metrics flush all")
     found = read_back(host)
-    wanted = {**settings.sysctls(), "rto_min_ms": [settings.rto_min_ms] * len(found["routes"])}
-    for key, value in wanted.items():
-        if found[key] != value:
-            raise HostConfigError(f"{host.name}: {key} is {found[key]}, wanted {value}")
+    routes = found["routes"]
+    assert isinstance(routes, list)
+    wanted: dict[str, object] = {**settings.sysctls(),
+                                 "rto_min_ms": [settings.rto_min_ms] * len(routes)}
+    for key, want in wanted.items():
+        if found[key] != want:
+            raise HostConfigError(f"{host.name}: {key} is {found[key]}, wanted {want}")
     return found
 
 
