@@ -1,11 +1,13 @@
-# lgkit: `make demo` runs the demo, `make test` runs lint and the whole test suite.
+# lgkit: `make check` is a contributor's first command (lint, types, the tests that need neither
+# root nor BMv2, in about two minutes); `make test` runs lint, types and the whole suite (root);
+# `make demo` runs the demo.
 VENV   := .venv
 PY     := $(VENV)/bin/python
 TARGET ?= builtin
 
 FUZZ_EXAMPLES ?= 20000
 
-.PHONY: setup test lint fuzz demo clean tutorial-env notebooks
+.PHONY: setup check test lint typecheck fuzz demo clean tutorial-env notebooks
 
 setup:
 	@bash scripts/setup.sh
@@ -17,9 +19,17 @@ tutorial-env: setup
 lint: setup
 	$(VENV)/bin/ruff check lgkit tests
 
+# mypy, configured in pyproject.toml (strict on lgkit/core and lgkit/sw/lang)
+typecheck: setup
+	$(VENV)/bin/mypy
+
+# No root, no network, no BMv2: tests marked root, bmv2 or slow are left to `make test`.
+check: lint typecheck
+	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not root and not bmv2 and not slow" tests
+
 # make test also installs the tools only tests use (shellcheck, vagrant; see scripts/setup.sh).
 test: export LGKIT_TEST_TOOLS := 1
-test: lint
+test: lint typecheck
 	$(PY) -m pytest -q -rs -p no:cacheprovider tests
 
 # longer fuzzing than `make test` does (LGKIT_FUZZ_EXAMPLES inputs per fuzz test)
