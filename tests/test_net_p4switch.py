@@ -81,10 +81,9 @@ def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
     assert "--log-level" not in FLAVOURS["builtin"].argv(ports, 2, 3, False, None)
 
 
+@pytest.mark.bmv2("simple_switch_grpc")
 def test_bmv2_starts_with_the_kits_flags() -> None:
     """The real simple_switch_grpc accepts the flags the kit gives it (no interfaces: no root)."""
-    if shutil.which("simple_switch_grpc") is None:
-        pytest.skip("bmv2: simple_switch_grpc not installed")
     device_id = 90  # clear of the testbeds' switches 1..n
     process = subprocess.Popen(FLAVOURS["bmv2"].argv([], device_id, 3, False, None),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
