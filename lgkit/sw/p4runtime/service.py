@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
@@ -306,7 +306,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
                 raise invalid("read request entity is empty")
             if which not in READERS:
                 raise unimplemented(f"reading {which} is not supported")
-            found = READERS[which](state, getattr(entity, which))
+            found: Iterable[Any] = READERS[which](state, getattr(entity, which))
             if which not in SNAPSHOT_READERS:
                 with self.switch.lock:
                     found = list(found)

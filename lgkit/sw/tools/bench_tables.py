@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,7 +155,8 @@ class Entries:
         self.action_id = action.preamble.id
         self.param_ids = [p.id for p in action.params]
 
-    def update(self, kind: int, ip: int, mac: int = 0x000000000202, port: int = 2) -> p4r.Update:
+    def update(self, kind: p4r.Update.Type.ValueType, ip: int, mac: int = 0x000000000202,
+               port: int = 2) -> p4r.Update:
         entry = p4r.TableEntry(table_id=self.table_id)
         entry.match.add(field_id=self.field_id).exact.value = encode(ip)
         call = entry.action.action
@@ -368,7 +370,7 @@ def _probe_frame(dst: int) -> bytes:
     return eth + ip + bytes(26)
 
 
-def _ms(values: list[float], scale: float = 1e3) -> str:
+def _ms(values: Sequence[float], scale: float = 1e3) -> str:
     """min / median / 99th percentile / max, in ms."""
     if not values:
         return "n/a"
@@ -464,8 +466,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return run_bench(cfg, program, not args.no_bmv2)
     except grpc.RpcError as exc:
-        print(f"lgkit: error: bench-tables failed: P4Runtime {exc.code().name}: "  # type: ignore[attr-defined]
-              f"{exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
+        print(f"lgkit: error: bench-tables failed: P4Runtime {exc.code().name}: "
+              f"{exc.details()}", file=sys.stderr)
         return 1
     except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
         print(f"lgkit: error: bench-tables failed: {exc}".splitlines()[0], file=sys.stderr)

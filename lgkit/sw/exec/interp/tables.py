@@ -464,9 +464,10 @@ class Table:
         """A lookup over the index as it is now (writes and rebuilds replace the LPM bucket
         list and the rows rather than change them; a rebuild makes a new exact dict)."""
         if self._kind == "lpm":
-            return functools.partial(Table._lookup_lpm, _Pinned(self))
+            # _Pinned has every attribute the lookup reads: a snapshot standing in for the table
+            return functools.partial(Table._lookup_lpm, _Pinned(self))  # type: ignore[arg-type]
         if self._kind == "scan":
-            return functools.partial(Table._lookup_scan, _Pinned(self))
+            return functools.partial(Table._lookup_scan, _Pinned(self))  # type: ignore[arg-type]
         return self._lookup  # exact: its closure holds its dict; none: no index
 
     def _lookup_lpm(self, key: Any) -> Hit:

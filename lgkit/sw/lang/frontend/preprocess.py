@@ -39,15 +39,18 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
         self.diagnostics: list[Diagnostic] = []
         self.expansion_work = 0
 
-    def expand_macros(self, tokens: list, expanding_from: list | None = None) -> list:
+    def expand_macros(self, tokens: list[Any], expanding_from: list[Any] | None = None,
+                      ) -> list[Any]:
         """pcpp's expansion, stopped (with a located error) past MAX_EXPANSION_WORK tokens."""
         self.expansion_work += len(tokens)
         if self.expansion_work > MAX_EXPANSION_WORK:
-            where = (tokens[0].source, tokens[0].lineno) if tokens else (None, None)
+            where: tuple[str | None, int | None] = \
+                (tokens[0].source, tokens[0].lineno) if tokens else (None, None)
             self._report(*where, f"macro expansion exceeds {MAX_EXPANSION_WORK:,} tokens "
                          "(macros that expand each other many times over?)")
             raise _ExpansionLimit
-        return super().expand_macros(tokens, expanding_from or [])
+        expanded: list[Any] = super().expand_macros(tokens, expanding_from or [])
+        return expanded
 
     def _report(self, file: str | None, line: int | None, message: str) -> None:
         self.diagnostics.append(Diagnostic(Loc(file or "<string>", line or 1, 1), "error", message))
