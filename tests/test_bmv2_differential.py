@@ -57,6 +57,7 @@ def test_stf_command_on_bmv2_and_both(capsys: pytest.CaptureFixture[str]) -> Non
     assert "PASS" in out and "SAME" in out and "3 packet(s) on 2 port(s)" in out
 
 
+@pytest.mark.slow
 def test_stf_command_names_missing_tools(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     stf = str(LG_STF_DIR / "receiver.stf")
@@ -65,6 +66,7 @@ def test_stf_command_names_missing_tools(monkeypatch, capsys: pytest.CaptureFixt
     assert "simple_switch" in err and "not installed (not on PATH)" in err
 
 
+@pytest.mark.slow
 def test_cli_translation_of_stf_statements() -> None:
     info = build_p4info(compile_file(str(LG_PROGRAM)).ir)  # = p4c's (test_bmv2_p4info)
     cli = Bmv2Cli(info)

@@ -40,6 +40,7 @@ def built(tmp_path_factory) -> Path:
     return out / "build"
 
 
+@pytest.mark.slow
 def test_p4info_files_in_every_format_agree(built):
     text = p4i.P4Info()
     text_format.Parse((built / "basic.p4info.txtpb").read_text(), text)

@@ -47,6 +47,7 @@ def switch():
         proc.wait(10)
 
 
+@pytest.mark.slow
 def test_writer_configures_lg_through_tables_sessions_and_groups(switch, tmp_path) -> None:
     built = build_program(LG_PROGRAM, "builtin", tmp_path)
     with P4RuntimeSession("w", ADDRESS, 1, built.p4info, built.config) as session:

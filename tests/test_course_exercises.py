@@ -36,6 +36,7 @@ def test_generated_files_are_current():
         assert path.read_text() == text, f"{path}: run `python -m lgkit.course.generate`"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", STF_EXERCISES)
 def test_stf_solution_passes_and_skeleton_fails(folder):
     directory = EXERCISES_DIR / folder
@@ -47,6 +48,7 @@ def test_stf_solution_passes_and_skeleton_fails(folder):
     assert failed and all(r.hint for r in failed)
 
 
+@pytest.mark.slow
 def test_controller_functions():
     for solution in (True, False):
         results = exercise.controller_check(EXERCISES_DIR / "control", solution)
@@ -79,6 +81,7 @@ def test_check_passes_the_solution_on_the_builtin_target(folder):
     assert " 0 failed" in done.stdout and "PASS probes arrive at h2" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", list(FOLDERS.values()))
 def test_check_fails_the_skeleton(folder):
     make_tutorial_env()

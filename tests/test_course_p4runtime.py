@@ -57,10 +57,12 @@ def run_features(tmp_path, env: dict[str, str]) -> str:
     return check.stdout
 
 
+@pytest.mark.slow
 def test_on_the_kit(tmp_path):
     run_features(tmp_path, kit_env())
 
 
+@pytest.mark.slow
 def test_on_bmv2(tmp_path):
     env = bmv2_env()
     if env is None:

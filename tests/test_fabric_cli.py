@@ -31,6 +31,7 @@ def lgkit(argv: list[str]) -> int:
     return args.func(args)
 
 
+@pytest.mark.slow
 def test_run_then_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = lgkit(["fabric", "run", "--constraint", "0.5,0.75", "--seed", "4",
                   "--out", str(tmp_path / "res"), *TINY])
@@ -53,6 +54,7 @@ def test_trace_then_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "saved to" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_sweep_on_a_local_dask_cluster(tmp_path: Path) -> None:
     code = lgkit(["fabric", "sweep", "--seeds", "1,2", "--constraints", "0.75",
                   "--deploy", "0.5,1", "--out", str(tmp_path), *TINY])

@@ -27,6 +27,7 @@ def tiny_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", [13, 14])
 def test_notebook_runs_headless(
     number: int, tiny_results: Path, monkeypatch: pytest.MonkeyPatch

@@ -153,6 +153,7 @@ def test_ternaries_nested_beyond_the_limit_are_a_located_error() -> None:
     assert f"error: unsupported: ?:, && and || nested more than {MAX_LAZY_DEPTH} deep" in text
 
 
+@pytest.mark.slow
 def test_a_long_signed_expression_runs_and_has_p4info() -> None:
     terms = " - ".join(["(int<8>)hdr.h.a"] * 600)
     source = ingress(f"hdr.h.o = (bit<8>)({terms});")

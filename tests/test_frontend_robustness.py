@@ -56,6 +56,7 @@ def test_mangled_program_never_crashes(index: int) -> None:
             assert "internal error" not in diag.message, diag.message
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_compiled_not_crashed() -> None:
     depth = 1500
     chain = " else ".join(f"if (x == {i}) {{ x = {i + 1}; }}" for i in range(depth))

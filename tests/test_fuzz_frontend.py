@@ -26,6 +26,7 @@ def check_located(exc: P4Error) -> None:
         assert "internal error" not in d.message, str(d)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(0)  # per_input_limit bounds each input instead
 @FUZZ_SETTINGS
 @given(mutants(SEEDS, P4_TOKENS))

@@ -84,6 +84,7 @@ def scenarios(draw: st.DrawFn) -> tuple[LGNet, list[tuple[int, str, bytes]]]:
     return net, injected
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 @LG_SETTINGS
 @given(scenarios())

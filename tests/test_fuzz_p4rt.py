@@ -239,6 +239,7 @@ def _check_stream(port: int, messages: list[p4r.StreamMessageRequest]) -> None:
         client.close()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 @P4RT_SETTINGS
 @given(case=st.data())

@@ -33,6 +33,7 @@ def stf_cases(draw: st.DrawFn) -> tuple[Path, str]:
     return stf, draw(mutants([stf.read_text()], STF_TOKENS))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(0)  # per_input_limit bounds each input instead
 @FUZZ_SETTINGS
 @given(stf_cases())

@@ -37,6 +37,7 @@ def assert_buffers_empty(net: LGNet, sender: str = "s1", receiver: str = "s2") -
     assert net.register(receiver, "lg_rx_buf_pkts") == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["lg", "lg_nb"])
 def test_no_loss_pass_through(mode: str) -> None:
     net = make_net(mode)

@@ -56,6 +56,7 @@ def test_rate_limited_loop_recovers_every_loss_in_order(limited: LGNet) -> None:
     assert limited.switches["s1"].drops["queue_full"] == 0
 
 
+@pytest.mark.slow
 def test_queue_rate_bounds_the_checks_per_copy(limited: LGNet, unlimited: LGNet) -> None:
     assert unlimited.delivered() == list(range(PACKETS))
     checks_limited = limited.switches["s1"].passes["recirc"] / PACKETS
@@ -65,6 +66,7 @@ def test_queue_rate_bounds_the_checks_per_copy(limited: LGNet, unlimited: LGNet)
     assert checks_unlimited > 5 * checks_limited
 
 
+@pytest.mark.slow
 def test_copies_loop_on_the_loop_port_and_notifications_take_the_recirculation_port() -> None:
     net = make(LOOP_SHARE * LINK_PPS)
     seen: dict[str, set[int]] = {"s1": set(), "s2": set()}

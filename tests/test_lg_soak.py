@@ -8,6 +8,7 @@ from lgkit.cli import main
 from lgkit.sim.soak import SoakSpec, retransmission_delays, run_soak
 
 
+@pytest.mark.slow
 def test_quick_soak_lg_loses_nothing_and_keeps_order() -> None:
     result = run_soak(SoakSpec(packets=12_000, loss=1e-2, target=1e-6, seed=1, mode="lg"))
     assert result.copies == 2
@@ -22,6 +23,7 @@ def test_quick_soak_lg_loses_nothing_and_keeps_order() -> None:
     assert max(result.retx_delays_ns) < 8_000  # recovery always beat the timeout
 
 
+@pytest.mark.slow
 def test_quick_soak_lg_nb_delivers_everything_once() -> None:
     result = run_soak(SoakSpec(packets=5_000, seed=2, mode="lg_nb"))
     assert result.problems() == []
@@ -36,6 +38,7 @@ def test_soak_without_lg_shows_the_loss() -> None:
     assert 0.004 < result.effective_loss < 0.02
 
 
+@pytest.mark.slow
 def test_same_seed_same_result() -> None:
     runs = [run_soak(SoakSpec(packets=2_000, seed=s, mode="lg", loss=2e-2)) for s in (5, 5, 6)]
     assert runs[0].digest == runs[1].digest

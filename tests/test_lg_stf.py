@@ -11,6 +11,7 @@ from lgkit.cli import main
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sender", "receiver", "receiver_window", "two_ports",
                                   "pause_timeout"])
 def test_lg_stf(name: str, capsys: pytest.CaptureFixture[str]) -> None:

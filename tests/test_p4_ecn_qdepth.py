@@ -63,6 +63,7 @@ def _set_threshold(program: str, pipeline: Pipeline, qdepth: int) -> None:
         apply_ops(PipelineWriter(pipeline), ecn_ops(2, qdepth))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", ["basic", "lg"])
 def test_ce_marked_at_or_above_the_run_time_threshold(program: str, request) -> None:
     pipeline: Pipeline = request.getfixturevalue(program)

@@ -52,6 +52,7 @@ def shell_venv() -> Path:
     return SHELL_PYTHON
 
 
+@pytest.mark.slow
 def test_p4runtime_shell_session(running, pktio):
     python = shell_venv()
     p4info, device_config = pktio

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 from lgkit.cli import main
@@ -14,6 +15,7 @@ from lgkit.measure.results import read_metadata, read_table
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "pabo.ipynb"
 
 
+@pytest.mark.slow
 def test_quick_reproduce_prints_the_paper_beside_ours_and_the_notebook_draws_it(
         tmp_path: Path, capsys, monkeypatch) -> None:
     assert main(["reproduce", "pabo", "--quick", "--results", str(tmp_path)]) == 0

@@ -38,6 +38,7 @@ def test_without_pabo_the_last_hop_drops_what_exceeds_its_queue(burst: int) -> N
     assert sum(result.bounces_by_switch.values()) == 0 and result.tm_drops == 0
 
 
+@pytest.mark.slow
 def test_with_pabo_bursts_are_absorbed_upstream_and_hosts_never_see_a_bounce() -> None:
     mild = run_burst(BurstSetup(50, True, SMALL))
     assert mild.delivered == mild.sent and mild.duplicates == 0 and mild.stray == 0

@@ -34,6 +34,7 @@ SPIN = bytes([1, 2]) + bytes(60)
 NORMAL = bytes([0, 2]) + bytes(60)
 
 
+@pytest.mark.slow
 def test_the_watchdog_aborts_only_the_pass_that_runs_too_long():
     dog = Watchdog(0.05)
     dog.start()
@@ -96,6 +97,7 @@ def test_a_spinning_packet_is_aborted_while_the_control_plane_answers():
         loop.close()
 
 
+@pytest.mark.slow
 def test_lgkit_switch_serves_rpcs_and_stops_on_sigterm_while_a_pass_spins(tmp_path):
     p4info, device_config = compile_program(PROGRAM, tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "lgkit.cli", "switch", "--no-p4",

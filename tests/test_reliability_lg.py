@@ -36,6 +36,7 @@ def run(mode: str, bogus_seq: int | None) -> LGNet:
     return net
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["lg", "lg_nb"])
 @pytest.mark.parametrize("bogus_seq", [20_000, 4_200, 70_000, 0x1FFFF - 5000])
 def test_a_frame_outside_the_window_is_dropped_and_counted(mode: str, bogus_seq: int) -> None:
@@ -97,6 +98,7 @@ def test_the_default_pause_timeout_is_a_few_ack_timeouts() -> None:
     assert net.delivered() == list(range(40))
 
 
+@pytest.mark.slow
 def test_a_pause_without_timeout_holds_until_a_resume() -> None:
     net = forged_pause_run(0)  # 0 = never expires: the open finding's behaviour, by choice
     assert net.delivered() == []

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lgkit.sw.tools.p4rt_load import GOAL_S, probe_under_load, start_switch
 
 PROGRAM = Path(__file__).resolve().parents[1] / "p4" / "basic.p4"
 CLIENTS = 200
 
 
+@pytest.mark.slow
 def test_two_hundred_clients_leave_unary_rpcs_answered_within_a_second(tmp_path):
     switch, address = start_switch(PROGRAM, tmp_path)
     try:

@@ -177,6 +177,7 @@ def _rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.slow
 def test_huge_write_requests_do_not_grow_the_server():
     """A 600k-update batch once lifted the server from 56 MB to 1.5 GB."""
     proc = subprocess.Popen([sys.executable, "-c", SERVER_PROCESS], stdin=subprocess.PIPE,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 from lgkit.cli import main
@@ -15,6 +16,7 @@ from lgkit.schemes.joint import JointSetup, run_joint
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "joint.ipynb"
 
 
+@pytest.mark.slow
 def test_each_scheme_removes_its_own_loss_and_the_notebook_draws_it(
         tmp_path: Path, capsys, monkeypatch) -> None:
     assert main(["reproduce", "joint", "--quick", "--results", str(tmp_path)]) == 0

@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "measurements" / "reference" / "vertigo"
 
 
+@pytest.mark.slow
 def test_notebook_on_the_reference_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not (REFERENCE / "metadata.json").exists():
         pytest.skip("no reference run of vertigo in measurements/reference/")

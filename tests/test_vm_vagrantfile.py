@@ -27,6 +27,7 @@ def validate(tmp_path: Path, **settings: str) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 @needs_vagrant
 def test_vagrant_validates_the_vagrantfile(tmp_path: Path) -> None:
     done = validate(tmp_path, LGKIT_VM_CPUS="2", LGKIT_VM_MEMORY_MB="4096")
@@ -34,6 +35,7 @@ def test_vagrant_validates_the_vagrantfile(tmp_path: Path) -> None:
     assert "Vagrantfile validated successfully." in done.stdout
 
 
+@pytest.mark.slow
 @needs_vagrant
 @pytest.mark.parametrize(("name", "value"), [("LGKIT_VM_CPUS", "four"),
                                              ("LGKIT_VM_MEMORY_MB", "0"),

@@ -31,6 +31,7 @@ def quick_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     return root, printed
 
 
+@pytest.mark.slow
 def test_quick_experiments_print_ours_beside_the_paper(
         quick_runs: tuple[Path, dict[str, str]]) -> None:
     root, printed = quick_runs
@@ -47,6 +48,7 @@ def test_quick_experiments_print_ours_beside_the_paper(
     assert len(list((root / "vtime-points" / "quick").glob("*.json"))) == 12 + 1 + 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FIGURES)
 def test_notebook_runs_headless(name: str, quick_runs: tuple[Path, dict[str, str]],
                                 monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ from lgkit.sim.timing import TimingModel
 PAPER_MAX_RETX_DELAY_US = {25: 6.0, 100: 5.5}  # App. B.1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gbps", [25, 100])
 def test_calibrated_retransmission_delay_is_within_20_percent_of_the_paper(gbps: int) -> None:
     # N = 2 copies (the paper's 1e-3 setting, the worst case of its maxima), many loss events.
@@ -24,6 +25,7 @@ def test_calibrated_retransmission_delay_is_within_20_percent_of_the_paper(gbps:
     assert result.counters["timeouts"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("p", "frames"), [(5e-2, 8_000), (2e-2, 25_000)])
 def test_effective_loss_follows_p_to_the_n_plus_1(p: float, frames: int) -> None:
     # LG_NB with N = 1: a packet is lost when its original and its one copy both are.
@@ -57,6 +59,7 @@ def test_without_lg_the_link_loss_reaches_the_host() -> None:
     assert result.effective_gbps == pytest.approx(100 * (1 - result.actual_loss), abs=0.2)
 
 
+@pytest.mark.slow
 def test_bursty_losses_come_in_runs() -> None:
     result = run_stress(StressSpec(rate_gbps=25, loss=2e-2, burst=3.0, mode="lg_nb",
                                    frames=4_000, warmup_frames=200, seed=4))
@@ -77,6 +80,7 @@ def test_cut_loss_free_runs_count_as_steady_state_frames() -> None:
     assert result.effective_gbps == pytest.approx(100 * 1538 / 1543, abs=0.2)
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_other_seed_differs() -> None:
     def digest(seed: int) -> str:
         return run_stress(StressSpec(rate_gbps=25, loss=1e-2, frames=1_500, warmup_frames=200,
@@ -85,6 +89,7 @@ def test_same_seed_same_result_other_seed_differs() -> None:
     assert digest(5) == digest(5) != digest(6)
 
 
+@pytest.mark.slow
 def test_stress_command_prints_the_measures(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stress", "--rate-gbps", "25", "--loss", "1e-2", "--frames", "1500",
                  "--warmup", "200", "--mode", "lg_nb"]) == 0

@@ -111,6 +111,7 @@ def spec(**fields: object) -> StressSpec:
     return StressSpec(**{**base, **fields})  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_t_flight_resume_is_two_egress_passes_two_links_a_frame_and_the_filter() -> None:
     for egress in (350, 450):
         timing = TimingModel(egress_latency_ns=egress)
@@ -124,6 +125,7 @@ def test_t_flight_resume_is_two_egress_passes_two_links_a_frame_and_the_filter()
     assert TimingModel().receiver_filter_ns == 350 + round(MTU_WIRE_BYTES * 8 / 100) + 250
 
 
+@pytest.mark.slow
 def test_the_sender_pauses_its_queue_in_place_and_the_program_holds_nothing() -> None:
     run = StressRun(spec(frames=3_000))
     result = run.run()
@@ -132,6 +134,7 @@ def test_the_sender_pauses_its_queue_in_place_and_the_program_holds_nothing() ->
         assert run.net.register("s1", register) == 0
 
 
+@pytest.mark.slow
 def test_buffers_are_the_recirculation_queues_watermarks_in_cells() -> None:
     result = run_stress(spec(mode="lg_nb"))
     cell = TimingModel().cell_bytes
@@ -153,6 +156,7 @@ def test_table4_counts_the_loops_of_the_recirculation_port() -> None:
     assert per_frame / frames_per_s == pytest.approx(1.0, rel=0.05)
 
 
+@pytest.mark.slow
 def test_a_longer_loop_means_fewer_loops_per_copy() -> None:
     def overhead(recirc_ns: int) -> float:
         timing = replace(TimingModel(), recirc_latency_ns=recirc_ns)
