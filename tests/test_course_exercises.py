@@ -27,8 +27,7 @@ from lgkit.course.toolchain import target_env
 LGKIT = Path(sys.executable).parent / "lgkit"
 STF_EXERCISES = [folder for number, folder in FOLDERS.items() if number < 5]
 CI_MININET = ("seqno", "control")
-needs_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mn") is None,
-                                reason="the Mininet check needs root and Mininet")
+needs_mininet = pytest.mark.skipif(shutil.which("mn") is None, reason="Mininet is not installed")
 
 
 def test_generated_files_are_current():
@@ -67,8 +66,8 @@ def check(folder: str, *options: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=900)
 
 
-@needs_root
 @pytest.mark.root
+@needs_mininet
 @pytest.mark.parametrize("folder", list(FOLDERS.values()))
 def test_check_passes_the_solution_on_the_builtin_target(folder):
     if folder not in CI_MININET and os.environ.get("LGKIT_COURSE_FULL") != "1":
@@ -90,8 +89,8 @@ def test_check_fails_the_skeleton(folder):
     assert "FAIL " in done.stdout and "hint: " in done.stdout
 
 
-@needs_root
 @pytest.mark.root
+@needs_mininet
 @pytest.mark.parametrize("folder", list(FOLDERS.values()))
 def test_check_passes_the_solution_on_bmv2(folder):
     if os.environ.get("LGKIT_COURSE_BMV2") != "1":

@@ -215,7 +215,7 @@ def test_huge_write_requests_do_not_grow_the_server():
         proc.wait()
 
 
-def test_a_read_with_a_huge_key_is_invalid_argument_with_a_short_message(rig, names):  # noqa: F811
+def test_a_read_with_a_huge_key_is_invalid_argument_with_a_short_message(rig, names):
     """A 9 kB key was echoed whole: the status outgrew a default client's 8 KiB of metadata
     and the client saw RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT."""
     _, client = rig
