@@ -98,6 +98,7 @@ def test_daemon_publishes_in_process() -> None:
         notifier.close()
 
 
+@pytest.mark.root  # the kit's redis-server keeps its pid file in /run/lgkit
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server not installed")
 def test_redis_pubsub_carries_requests_end_to_end() -> None:
     received: queue.Queue[ProtectRequest] = queue.Queue()

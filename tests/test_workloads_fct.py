@@ -57,6 +57,7 @@ def _run(plan: ClientPlan) -> list[FlowRecord]:
     return records
 
 
+@pytest.mark.root  # server_port sets TCP_CONGESTION cubic: CAP_NET_ADMIN where not allowed
 def test_closed_loop_fixed_size_on_new_connections(server_port: int) -> None:
     records = _run(ClientPlan("127.0.0.1", server_port, 40, lambda rng: 24_387,
                               congestion="cubic"))
@@ -95,6 +96,7 @@ def test_closed_loop_waits_for_the_servers_close_and_the_gap() -> None:
         assert previous.fct_us < linger_s * 1e6  # the wait is not part of the flow
 
 
+@pytest.mark.root  # server_port sets TCP_CONGESTION cubic: CAP_NET_ADMIN where not allowed
 def test_persistent_connection_is_reused_and_tiny_flows_carry_the_header(
         server_port: int) -> None:
     records = _run(ClientPlan("127.0.0.1", server_port, 30, lambda rng: 3, persistent=True))
@@ -103,6 +105,7 @@ def test_persistent_connection_is_reused_and_tiny_flows_carry_the_header(
     assert all(r.connect_us == 0 for r in records[1:])
 
 
+@pytest.mark.root  # server_port sets TCP_CONGESTION cubic: CAP_NET_ADMIN where not allowed
 def test_open_loop_poisson_arrivals(server_port: int) -> None:
     rate = 400.0
     records = _run(ClientPlan("127.0.0.1", server_port, 400, lambda rng: 1000,
