@@ -95,6 +95,7 @@ UnsupportedError = P4Error  # construct outside the supported subset: "unsupport
 NO_OPT_ENV = "LGKIT_NO_OPT"
 DROP_PORT = 511
 MAX_PARSER_TRANSITIONS = 10_000  # per packet; see Pipeline.max_parser_transitions
+MAX_LOOP_ITERATIONS = 100_000  # per pass; see Pipeline.max_loop_iterations
 MAX_HELD_DIGESTS = 4096  # digests waiting for their consumer; see DigestQueue
 
 
@@ -160,6 +161,7 @@ class Pipeline:
             profile.rng = self.rng
         self.drop_port = DROP_PORT
         self.max_parser_transitions = MAX_PARSER_TRANSITIONS
+        self.max_loop_iterations = MAX_LOOP_ITERATIONS
         self.untimed_clock = PassClock()
         self.slots: Any = None  # the architecture's (Architecture.bind)
         # The packet passes (module docstring), generated for this pipeline by its architecture.
@@ -207,6 +209,20 @@ class Pipeline:
             raise ValueError(f"max_parser_transitions must be at least 1, not {limit}")
         self._max_parser_transitions = limit
         self.code.ns["_parser_limit"] = limit
+
+    @property
+    def max_loop_iterations(self) -> int:
+        """Loop iterations (all `for` loops together) one pass may run before it ends and its
+        packet is dropped, with an error logged naming the loop (BMv2 has no bound): a loop of
+        2^32 iterations cannot hang an untimed run, and the count is the same on every machine."""
+        return self._max_loop_iterations
+
+    @max_loop_iterations.setter
+    def max_loop_iterations(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"max_loop_iterations must be at least 1, not {limit}")
+        self._max_loop_iterations = limit
+        self.code.ns["_loop_limit"] = limit
 
     def seed(self, seed: int) -> None:
         """Re-seed the generator behind random()."""

@@ -226,9 +226,14 @@ def run_stf(args: argparse.Namespace) -> int:
     except StfError as exc:
         print(exc, file=sys.stderr)
         return 1
+    logs = getattr(pipeline, "logs", [])
     if args.verbose:
-        for line in result.log + getattr(pipeline, "logs", []):
+        for line in result.log + logs:
             print(line)
+    else:  # the program's errors (a pass that hit a bound) are shown even without -v
+        for line in logs:
+            if line.startswith("error:"):
+                print(line, file=sys.stderr)
         for name, values in getattr(pipeline, "digests", []):
             print(f"digest {name}: {values}")
         for port, data in result.ignored:

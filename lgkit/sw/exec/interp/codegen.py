@@ -71,6 +71,7 @@ class CodeGen:
             "_read_bits": runtime.read_bits,
             "_PErr": runtime.ParserError,
             "_SIE": runtime.StackIndexError,
+            "_LOOP": runtime.LoopLimit,
             "_EXIT": runtime.EXIT,
             "_agg_eq": agg_eq,
             "_pack": hashes.pack_bits,

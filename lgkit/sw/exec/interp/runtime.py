@@ -21,6 +21,15 @@ class StackIndexError(Exception):
     """A header stack index out of bounds (parser: error.StackOutOfBounds)."""
 
 
+class LoopLimit(Exception):
+    """A pass ran more loop iterations than the pipeline's max_loop_iterations; `loop` names
+    the loop that went past the bound (its source location)."""
+
+    def __init__(self, loop: str):
+        super().__init__(loop)
+        self.loop = loop
+
+
 EXIT = ExitBlock()
 
 
@@ -43,6 +52,7 @@ class Ctx:
         "dm",
         "count_len",
         "steps",
+        "loops",
         "parsed",
     )
 
@@ -61,6 +71,7 @@ class Ctx:
         self.dm = 0
         self.count_len = len(data)
         self.steps = 0  # parser state transitions so far (bounded: error.ParserTimeout)
+        self.loops = 0  # loop iterations so far in this pass (bounded: LoopLimit)
         self.parsed: tuple | None = None  # the parse-memo entry of this parse (passthrough.py)
 
 

@@ -45,6 +45,14 @@ class Stmts:
     def _st_Continue(self, fx: FnCtx, s: ir.Continue) -> None:
         fx.line("continue")
 
+    def _count_iteration(self, fx: FnCtx, s: ir.Stmt) -> None:
+        """The loop back-edge's bound: every iteration of every loop counts towards the pass's
+        max_loop_iterations (pipeline.py); past it the pass ends (LoopLimit names the loop)."""
+        fx.line("P.loops += 1")
+        fx.line("if P.loops > _loop_limit:")
+        with fx.indent():
+            fx.line(f"raise _LOOP({str(s.loc)!r})")
+
     def _st_For(self, fx: FnCtx, s: ir.For) -> None:
         """A Python `while True` loop; the update runs at the top of every iteration but the
         first, so that `continue` (a Python continue) still runs it."""
@@ -55,6 +63,7 @@ class Stmts:
             fx.line(f"{first} = True")
         fx.line("while True:")
         with fx.indent():
+            self._count_iteration(fx, s)
             if s.update:
                 fx.line(f"if {first}:")
                 with fx.indent():
@@ -80,6 +89,7 @@ class Stmts:
         fx.line(f"{hi} = {fx.eg.ex(s.hi)}")
         fx.line(f"for {value} in range({lo}, {hi} + 1):")
         with fx.indent():
+            self._count_iteration(fx, s)
             fx.line(f"S[{slot.base}] = {value}")
             self.block(fx, s.body)
 
@@ -91,6 +101,7 @@ class Stmts:
         stride = size_of(var.type)
         fx.line(f"for {index} in range({s.lo.type.size}):")
         with fx.indent():
+            self._count_iteration(fx, s)
             start = f"{stack.at(1)} + {stride} * {index}"
             fx.line(f"{var.span()} = S[{start}:{start} + {stride}]")
             self.block(fx, s.body)

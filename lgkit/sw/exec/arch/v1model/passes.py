@@ -13,10 +13,11 @@ bytes, instance_type 4; not transmitted) -> transmit (truncate applied).
 from __future__ import annotations
 
 from collections import deque
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.passthrough import header_writes
-from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, StackIndexError, deparse
+from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, LoopLimit, StackIndexError, deparse
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
 
 if TYPE_CHECKING:
@@ -129,6 +130,8 @@ def _v1_pass_egress(job, now_us, enq_qdepth=0, deq_qdepth=0, enq_timestamp=0, de
         pass
     except _v1_SIE:
         _v1_pl.logs.append("error: header stack index out of bounds in egress; the block ended")
+    except _v1_Loop as exc:
+        return _v1_loop_drop({egress_dropped}, exc)
     result = _v1_EgressResult(None, [], None, False)
     if P.clone is not None:
         _v1_egress_clone(_v1_pl, _v1_pl.slots, S, P, result)
@@ -142,6 +145,9 @@ def _v1_pass_egress(job, now_us, enq_qdepth=0, deq_qdepth=0, enq_timestamp=0, de
         pass
     except _v1_SIE:
         _v1_pl.logs.append("error: header stack index out of bounds; the block ended")
+    except _v1_Loop as exc:
+        result.dropped = True
+        return _v1_loop_drop(result, exc)
     parts = P.out
     parts.append(P.payload)
     try:
@@ -172,6 +178,8 @@ INGRESS_BODY = """
         pass
     except _v1_SIE:
         _v1_pl.logs.append("error: header stack index out of bounds in ingress; the block ended")
+    except _v1_Loop as exc:
+        return _v1_loop_drop({ingress_dropped}, exc)
     if P.clone is None and P.digest is None and P.resubmit is None and not S[{mcast_grp}]:
         spec = S[{egress_spec}]
         if spec == _drop_port:
@@ -202,6 +210,10 @@ PASS_LEARN = """
             seen[0] = (True, {written}) if out == data else False
 """
 
+# A pass that runs past the loop bound (Pipeline.max_loop_iterations) ends with its packet dropped.
+INGRESS_DROPPED = "_v1_IngressResult([], None, 1)"
+EGRESS_DROPPED = "_v1_EgressResult(None, [], None, True)"
+
 _GUARDED = """
     try:
         {fn}(S, P)
@@ -209,6 +221,8 @@ _GUARDED = """
         pass
     except _v1_SIE:
         _v1_pl.logs.append("error: header stack index out of bounds; the block ended")
+    except _v1_Loop as exc:
+        return _v1_loop_drop({dropped}, exc)
 """
 
 
@@ -220,6 +234,7 @@ def _generate(x: Slots, ns: dict, pl: Pipeline) -> tuple[Any, Any, Any]:
         _v1_template=x.template, _v1_parser=x.parser, _v1_verify=x.verify,
         _v1_ingress=x.ingress, _v1_egress=x.egress, _v1_compute=x.compute,
         _v1_deparser=x.deparser, _v1_Ctx=Ctx, _v1_ExitBlock=ExitBlock, _v1_SIE=StackIndexError,
+        _v1_Loop=LoopLimit, _v1_loop_drop=partial(_loop_drop, pl),
         _v1_IngressResult=IngressResult, _v1_EgressResult=EgressResult,
         _v1_EgressJob=EgressJob, _v1_IngressJob=IngressJob,
         _v1_deparse=deparse, _v1_preserved=_preserved, _v1_ingress_end=_ingress_end,
@@ -237,14 +252,27 @@ def _generate(x: Slots, ns: dict, pl: Pipeline) -> tuple[Any, Any, Any]:
         check = PASS_CHECK.format(lo=lo, hi=hi, restore=restore.rstrip("\n") or "            pass")
         learn = PASS_LEARN.format(written="".join(f"S[{k}], " for k in x.pass_writes))
     body = INGRESS_BODY.format(
-        verify=_GUARDED.format(fn="_v1_verify") if x.verify is not None else "", **slots)
+        verify=_GUARDED.format(fn="_v1_verify", dropped=INGRESS_DROPPED)
+        if x.verify is not None else "", ingress_dropped=INGRESS_DROPPED, **slots)
     source = PASSES.format(
         ingress_body=body, pass_check=check.lstrip("\n"), pass_learn=learn.lstrip("\n"),
-        compute=_GUARDED.format(fn="_v1_compute") if x.compute is not None else "",
+        compute=_GUARDED.format(fn="_v1_compute", dropped=EGRESS_DROPPED)
+        if x.compute is not None else "", egress_dropped=EGRESS_DROPPED,
         **slots,
     )
     exec(compile(source, "<lgkit-v1model-passes>", "exec"), ns)  # noqa: S102 - our template
     return ns["_v1_pass_ingress"], ns["_v1_pass_ingress_job"], ns["_v1_pass_egress"]
+
+
+def _loop_drop(pl: Pipeline, result: Any, exc: LoopLimit) -> Any:
+    """A pass that ran past the loop bound ends here: its packet is dropped (`result`)."""
+    pl.logs.append(loop_limit_message(pl, exc) + "; the pass ended and its packet was dropped")
+    return result
+
+
+def loop_limit_message(pl: Pipeline, exc: LoopLimit) -> str:
+    return (f"error: the loop at {exc.loop} ran past {pl.max_loop_iterations} iterations "
+            f"in one pass (max_loop_iterations)")
 
 
 def _run(pl: Pipeline, block: object, S: list, P: Ctx) -> None:
@@ -254,6 +282,8 @@ def _run(pl: Pipeline, block: object, S: list, P: Ctx) -> None:
         pass
     except StackIndexError:
         pl.logs.append("error: header stack index out of bounds; the block ended")
+    except LoopLimit as exc:
+        pl.logs.append(loop_limit_message(pl, exc) + "; the block ended")
 
 
 def _parse(pl: Pipeline, x: Slots, S: list, P: Ctx) -> None:
