@@ -63,7 +63,6 @@ class Stmts:
             fx.line(f"{first} = True")
         fx.line("while True:")
         with fx.indent():
-            self._count_iteration(fx, s)
             if s.update:
                 fx.line(f"if {first}:")
                 with fx.indent():
@@ -76,6 +75,7 @@ class Stmts:
                 fx.line(f"if not ({fx.eg.ex(s.cond)}):")
                 with fx.indent():
                     fx.line("break")
+            self._count_iteration(fx, s)
             self.block(fx, s.body)
 
     def _st_ForIn(self, fx: FnCtx, s: ir.ForIn) -> None:
