@@ -95,3 +95,31 @@ def test_stf_prints_the_bound_without_verbose(tmp_path, capsys: pytest.CaptureFi
     assert out.err.splitlines() == [
         f"error: the loop at {p4}:{line_of(OUTER, 2)}:9 ran past 100000 iterations in one pass "
         "(max_loop_iterations); the pass ended and its packet was dropped"]
+
+
+def test_stf_and_the_switch_take_the_bound(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lgkit.cli import build_parser
+    from lgkit.sw.switch.switch import Switch
+    from lgkit.sw.switch.switch_main import UsageError, resolve_options
+
+    p4 = tmp_path / "loop.p4"
+    p4.write_text("#include <core.p4>\n#include <v1model.p4>\n" + PROGRAM)
+    stf = tmp_path / "loop.stf"
+    stf.write_text(f"packet 0 {frame(9).hex()}\nexpect 1 {frame(9, 0, 9).hex()}\n")
+    assert main(["stf", str(p4), str(stf), "--max-loop-iterations", "9"]) == 0
+    assert main(["stf", str(p4), str(stf), "--max-loop-iterations", "8"]) == 1
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["stf", str(p4), str(stf), "--max-loop-iterations", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
+
+    def options(line: str):
+        return resolve_options(build_parser("switch").parse_args(["switch", *line.split()]))
+
+    assert options("prog.json --max-loop-iterations 3").max_loop_iterations == 3
+    assert options("prog.json").max_loop_iterations is None  # the pipeline's default
+    with pytest.raises(UsageError, match="at least 1"):
+        options("prog.json --max-loop-iterations 0")
+    pipeline = load(PROGRAM)
+    Switch(max_loop_iterations=3).set_pipeline(pipeline)
+    assert send(pipeline, 0, frame(4)) == []

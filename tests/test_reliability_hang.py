@@ -1,6 +1,6 @@
-"""A packet that takes hours in the pipeline (a 4e9-iteration `for` loop) neither hangs the
-switch nor its control plane: the pass watchdog aborts it and counts it, the P4Runtime and
-switch-cli services answer meanwhile, and SIGTERM stops `lgkit switch` at once."""
+"""A packet that takes hours in the pipeline (a 4e9-iteration `for` loop, the loop bound raised)
+neither hangs the switch nor its control plane: the pass watchdog aborts it and counts it, the
+P4Runtime and switch-cli services answer meanwhile, and SIGTERM stops `lgkit switch` at once."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from lgkit.sw.switch.watchdog import PassTimeout, Watchdog
 PROGRAM = Path(__file__).parent / "p4" / "reliability" / "slow_pass.p4"
 SPIN = bytes([1, 2]) + bytes(60)
 NORMAL = bytes([0, 2]) + bytes(60)
+UNBOUNDED = 1 << 62  # loop iterations per pass: more than the 4e9 the program runs
 
 
 @pytest.mark.slow
@@ -65,7 +66,9 @@ def test_the_watchdog_aborts_only_the_pass_that_runs_too_long():
 
 def test_a_spinning_packet_is_aborted_while_the_control_plane_answers():
     switch = Switch(device_id=1)
-    switch.set_pipeline(Pipeline.load(compile_file(str(PROGRAM))))
+    pipeline = Pipeline.load(compile_file(str(PROGRAM)))
+    pipeline.max_loop_iterations = UNBOUNDED  # the watchdog, not the loop bound, ends the pass
+    switch.set_pipeline(pipeline)
     out = CapturePort()
     switch.add_port(2, out)
     loop = PortLoop(switch, pass_budget_s=0.3)
@@ -102,7 +105,8 @@ def test_lgkit_switch_serves_rpcs_and_stops_on_sigterm_while_a_pass_spins(tmp_pa
     p4info, device_config = compile_program(PROGRAM, tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "lgkit.cli", "switch", "--no-p4",
                              "--device-id", "1", "--cpu-port", "255",
-                             "--grpc-server-addr", "127.0.0.1:0"],
+                             "--grpc-server-addr", "127.0.0.1:0",
+                             "--max-loop-iterations", str(UNBOUNDED)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

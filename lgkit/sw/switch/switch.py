@@ -68,12 +68,15 @@ class Switch:
                  log: logging.Logger | None = None, pass_latency_ns: int = 0,
                  ingress_latency_ns: int | None = None, egress_latency_ns: int | None = None,
                  recirc_latency_ns: int | None = None, clone_latency_ns: int = 0,
-                 max_parser_transitions: int | None = None) -> None:
+                 max_parser_transitions: int | None = None,
+                 max_loop_iterations: int | None = None) -> None:
         self.device_id = device_id
         self.cpu_port = cpu_port
         self.drop_port = drop_port
         self.max_parser_transitions = max_parser_transitions
         "Parser states a packet may visit, set on every pipeline installed (None: its default)."
+        self.max_loop_iterations = max_loop_iterations
+        "Loop iterations a pass may run, set on every pipeline installed (None: its default)."
         self.clock: Clock = clock if clock is not None else RealClock()
         self.log = log if log is not None else logging.getLogger("lgkit.switch")
         self.ingress_latency_ns = _given(ingress_latency_ns, pass_latency_ns)
@@ -124,6 +127,8 @@ class Switch:
                 pipeline.drop_port = self.drop_port
                 if self.max_parser_transitions is not None:
                     pipeline.max_parser_transitions = self.max_parser_transitions
+                if self.max_loop_iterations is not None:
+                    pipeline.max_loop_iterations = self.max_loop_iterations
             self.pipeline = pipeline
             for hook in self.on_pipeline_change:
                 hook(pipeline)

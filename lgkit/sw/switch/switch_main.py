@@ -81,6 +81,9 @@ def _add_switch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-parser-transitions", type=int, default=None, metavar="N",
                         help="parser states one packet may visit before error.ParserTimeout "
                              "(10000)")
+    parser.add_argument("--max-loop-iterations", type=int, default=None, metavar="N",
+                        help="loop iterations one pass may run before it ends and its packet "
+                             "is dropped (100000)")
     parser.add_argument("--log-console", action="store_true", default=None,
                         help="log to the console")
     parser.add_argument("--log-file", default=None, help="log to this file")
@@ -197,6 +200,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError("--drop-port must fit bit<9>")
     if args.max_parser_transitions is not None and args.max_parser_transitions < 1:
         raise UsageError("--max-parser-transitions must be at least 1")
+    if args.max_loop_iterations is not None and args.max_loop_iterations < 1:
+        raise UsageError("--max-loop-iterations must be at least 1")
     ports = []
     for spec in args.interface:
         port, sep, ifname = spec.partition("@")
@@ -270,7 +275,8 @@ def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None)
         return _error(f"--log-file {args.log_file}: {exc.strerror}")
     switch = Switch(device_id=args.device_id, cpu_port=args.cpu_port,
                     priority_queues=args.priority_queues, drop_port=args.drop_port, log=log,
-                    max_parser_transitions=args.max_parser_transitions)
+                    max_parser_transitions=args.max_parser_transitions,
+                    max_loop_iterations=args.max_loop_iterations)
     collector = Collector()
     switch.on_pipeline_change.append(collector.on_pipeline_change)
     switch.on_entries_added.append(collector.on_entries_added)

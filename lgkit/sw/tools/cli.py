@@ -32,6 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-parser-transitions", type=positive_int, default=None, metavar="N",
         help="parser states one packet may visit before error.ParserTimeout (default 10000)")
     stf_cmd.add_argument(
+        "--max-loop-iterations", type=positive_int, default=None, metavar="N",
+        help="loop iterations one pass may run before it ends and its packet is dropped "
+             "(default 100000)")
+    stf_cmd.add_argument(
         "--pass-ns", type=pass_ns, default=PASS_NS, metavar="NS",
         help=f"virtual time one ingress or egress pass takes (default {PASS_NS}; the verdict "
              "must not depend on it)")
@@ -216,6 +220,8 @@ def run_stf(args: argparse.Namespace) -> int:
         return 1
     if args.max_parser_transitions is not None:
         pipeline.max_parser_transitions = args.max_parser_transitions
+    if args.max_loop_iterations is not None:
+        pipeline.max_loop_iterations = args.max_loop_iterations
     pipeline.untimed_clock = PassClock(args.pass_ns)
     if args.target != "builtin":
         from lgkit.sw.tools.bmv2_stf import run_stf_on_bmv2
