@@ -23,6 +23,7 @@ import numpy as np
 
 from lgkit.fabric.topology import Fabric, facebook_fabric, fat_tree
 from lgkit.fabric.trace import Trace, TraceParams, draw_repair_hours
+from lgkit.sw.atomic_file import write_atomic
 
 SECONDS_PER_HOUR = 3600
 TOPO_FAT_TREE = 1
@@ -133,7 +134,7 @@ def write_trace(trace: Trace, fabric: Fabric, path: Path) -> None:
         "failure_events_list": events,
         "lgkit": {"params": asdict(trace.params), "repair_h": trace.repair_h.tolist()},
     }
-    path.write_text(json.dumps(document, separators=(",", ":")) + "\n")
+    write_atomic(path, json.dumps(document, separators=(",", ":")) + "\n")
 
 
 def read_trace(path: Path, fabric: Fabric, params: TraceParams) -> Trace:

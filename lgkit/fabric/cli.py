@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
+from lgkit.argtypes import SHARE, host_port, ranged
 from lgkit.fabric import artifact, runs
 from lgkit.fabric.lgperf import DEFAULT_TABLE, LOOKUP_SCALES
 from lgkit.fabric.repairs import REPAIR_DRAWS
@@ -19,6 +19,7 @@ from lgkit.fabric.runs import MAX_LINKS, RunSpec
 from lgkit.fabric.simulate import REFAILURES, ModelChoices, Policy
 from lgkit.fabric.topology import Fabric, facebook_fabric, fat_tree
 from lgkit.fabric.trace import TraceParams, generate_trace
+from lgkit.measure.results import check_writable
 
 DEFAULT_RESULTS = Path("measurements/fabric")
 BENCH_GOAL_SECONDS = {0.5: 60.0, 0.75: 600.0}
@@ -38,31 +39,9 @@ class _FabricParser(argparse.ArgumentParser):
         self.exit(1, f"lgkit: error: {self.prog.removeprefix('lgkit ')}: {message}\n")
 
 
-def _ranged(kind: type[int] | type[float], low: float, high: float, *, above: bool = False,
-            even: bool = False) -> Callable[[str], Any]:
-    """Parser of a finite `kind` within [low, high] (or (low, high] when `above`)."""
-    interval = f"{'(' if above else '['}{low:{'g' if kind is float else 'd'}}, " \
-        f"{high:{'g' if kind is float else 'd'}}]"
-
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a valid {kind.__name__}: {text!r}") from None
-        if not math.isfinite(value) or value < low or value > high or (above and value == low):
-            raise argparse.ArgumentTypeError(f"{text} is not within {interval}")
-        if even and value % 2:
-            raise argparse.ArgumentTypeError(f"{text} is not an even number")
-        return value
-
-    return parse
-
-
-_share = _ranged(float, 0.0, 1.0)
-"""A share within [0, 1] (0.5 = 50%)."""
-_constraint = _ranged(float, 0.0, 1.0, above=True)
-_seed = _ranged(int, 0, MAX_SEED)
-_count = _ranged(int, 1, MAX_LINKS)
+_constraint = ranged(float, 0.0, 1.0, above=True)
+_seed = ranged(int, 0, MAX_SEED)
+_count = ranged(int, 1, MAX_LINKS)
 
 
 def _list_of(item: Callable[[str], Any]) -> Callable[[str], list]:
@@ -85,17 +64,17 @@ def _add_topology_options(parser: argparse.ArgumentParser) -> None:
     topo.add_argument("--planes", type=_count, default=4,
                       help="fabric switches per pod = spine planes")
     topo.add_argument("--spines-per-plane", type=_count, default=48)
-    topo.add_argument("--k", type=_ranged(int, 2, MAX_K, even=True), default=8,
+    topo.add_argument("--k", type=ranged(int, 2, MAX_K, even=True), default=8,
                       help="fat-tree arity (even)")
 
 
 def _add_trace_options(parser: argparse.ArgumentParser) -> None:
     trace = parser.add_argument_group("trace")
-    trace.add_argument("--days", type=_ranged(float, 0.0, MAX_DAYS, above=True), default=365.0,
+    trace.add_argument("--days", type=ranged(float, 0.0, MAX_DAYS, above=True), default=365.0,
                        help="measured period (default 365)")
-    trace.add_argument("--warmup-days", type=_ranged(float, 0.0, MAX_DAYS), default=4.0,
+    trace.add_argument("--warmup-days", type=ranged(float, 0.0, MAX_DAYS), default=4.0,
                        help="simulated before the measured period (default 4)")
-    trace.add_argument("--mttf-hours", type=_ranged(float, 0.0, MAX_MTTF_HOURS, above=True),
+    trace.add_argument("--mttf-hours", type=ranged(float, 0.0, MAX_MTTF_HOURS, above=True),
                        default=10_000.0, help="mean time to corruption of a link (default 10000)")
 
 
@@ -103,7 +82,7 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     model = parser.add_argument_group("solutions and model choices")
     model.add_argument("--trace", type=Path,
                        help="replay a saved trace: lgkit's .npz or the authors' JSON")
-    model.add_argument("--deploy", type=_list_of(_share), default=[1.0],
+    model.add_argument("--deploy", type=_list_of(SHARE), default=[1.0],
                        help="LinkGuardian deployment shares, e.g. 1.0 or 0.25,0.5,1.0")
     model.add_argument("--lg-table", type=Path, default=DEFAULT_TABLE,
                        help="LinkGuardian performance CSV (default: the paper's 100G numbers)")
@@ -143,25 +122,25 @@ def _base_spec(
     return spec
 
 
-def _writable_folder(folder: Path, target: Path | None = None) -> None:
-    """Create `folder` and check that a file can be written in it (for `target`, by default
-    the folder itself), before any work."""
+@contextmanager
+def _writing(where: Path) -> Iterator[None]:
+    """An OSError of the block names `where` if it names no file (a full disk shows on a write
+    to an open file); what the block left half-written is removed by the writers."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
+        yield
     except OSError as error:
-        reason = "a file is in the way" if isinstance(
-            error, FileExistsError | NotADirectoryError) else error.strerror
-        raise ValueError(f"cannot write to {target or folder}: {reason}") from None
+        if error.filename:
+            raise
+        raise OSError(error.errno, error.strerror, str(where)) from None
 
 
 def _run(args: argparse.Namespace) -> int:
     specs = [_base_spec(args, constraint, args.seed) for constraint in args.constraint]
-    _writable_folder(args.out)
+    check_writable(args.out)
     for spec in specs:
         result = runs.execute(spec, progress=not args.no_progress)
-        folder = runs.save(result, args.out)
+        with _writing(args.out):
+            folder = runs.save(result, args.out)
         print(describe_run(result))
         print(f"  saved to {folder}")
     return 0
@@ -172,10 +151,11 @@ def _sweep(args: argparse.Namespace) -> int:
 
     specs = sweep_specs(_base_spec(args, args.constraints[0], args.seeds[0]), args.seeds,
                         args.constraints)
-    _writable_folder(args.out)
+    check_writable(args.out)
     where = args.scheduler or f"a local Dask cluster of {args.workers} workers"
     print(f"{len(specs)} runs on {where}", file=sys.stderr)
-    folders = run_sweep(specs, args.out, args.scheduler, args.workers, not args.no_progress)
+    with _writing(args.out):
+        folders = run_sweep(specs, args.out, args.scheduler, args.workers, not args.no_progress)
     for folder in folders:
         print(describe_run(runs.load(folder)))
     print(f"results in {args.out}")
@@ -205,9 +185,10 @@ def _plot(args: argparse.Namespace) -> int:
     figures = {"13": lambda: fig13(args.results, args.week_start_day),
                "14": lambda: fig14(args.results)}
     chosen = figures if args.fig == "all" else {args.fig: figures[args.fig]}
-    _writable_folder(args.out)
+    check_writable(args.out)
     for number, draw in chosen.items():
-        print(save_figure(draw(), args.out / f"fig{number}.png"))
+        with _writing(args.out / f"fig{number}.png"):
+            print(save_figure(draw(), args.out / f"fig{number}.png"))
     return 0
 
 
@@ -220,12 +201,13 @@ def _trace(args: argparse.Namespace) -> int:
         artifact.topology_of(fabric)
     if args.out.is_dir():
         raise ValueError(f"cannot write to {args.out}: it is a folder; name a file")
-    _writable_folder(args.out.parent, args.out)
+    check_writable(args.out.parent, args.out)
     trace = generate_trace(fabric.n_links, params)
-    if form == "artifact":
-        artifact.write_trace(trace, fabric, args.out)
-    else:
-        trace.save(args.out)
+    with _writing(args.out):
+        if form == "artifact":
+            artifact.write_trace(trace, fabric, args.out)
+        else:
+            trace.save(args.out)
     print(f"{len(trace):,} onsets on {trace.n_links:,} links written to {args.out} ({form})")
     return 0
 
@@ -234,7 +216,11 @@ def _guarded(action: Callable[[argparse.Namespace], int]) -> Callable[[argparse.
     def run(args: argparse.Namespace) -> int:
         try:
             return action(args)
-        except (ValueError, OSError) as error:
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            print(f"lgkit: error: {where}{error.strerror or error}", file=sys.stderr)
+            return 1
+        except ValueError as error:
             print(f"lgkit: error: {error}", file=sys.stderr)
             return 1
 
@@ -260,8 +246,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sweep = commands.add_parser("sweep", help="seeds x constraints on a Dask cluster")
     sweep.add_argument("--seeds", type=_list_of(_seed), default=[1])
     sweep.add_argument("--constraints", type=_list_of(_constraint), default=[0.5, 0.75])
-    sweep.add_argument("--scheduler", help="Dask scheduler address (default: a LocalCluster)")
-    sweep.add_argument("--workers", type=_ranged(int, 1, MAX_WORKERS), default=2,
+    sweep.add_argument("--scheduler", type=host_port,
+                       help="Dask scheduler address HOST:PORT (default: a LocalCluster)")
+    sweep.add_argument("--workers", type=ranged(int, 1, MAX_WORKERS), default=2,
                        help="LocalCluster worker processes")
     sweep.add_argument("--out", type=Path, default=DEFAULT_RESULTS, help="results folder")
     _add_topology_options(sweep)
@@ -279,7 +266,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     plot = commands.add_parser("plot", help="draw Fig. 13 / Fig. 14 PNGs from a results folder")
     plot.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     plot.add_argument("--fig", choices=("13", "14", "all"), default="all")
-    plot.add_argument("--week-start-day", type=_ranged(float, 0.0, MAX_DAYS),
+    plot.add_argument("--week-start-day", type=ranged(float, 0.0, MAX_DAYS),
                       help="Fig. 13 window (default: warm-up end)")
     plot.add_argument("--out", type=Path, default=Path("measurements/figures"))
     plot.set_defaults(func=_guarded(_plot))

@@ -14,6 +14,7 @@ from lgkit.fabric.metrics import capacity_decrease, penalty_gain, row_weights, w
 from lgkit.fabric.runs import RunResult
 from lgkit.fabric.simulate import Policy
 from lgkit.fabric.trace import HOURS_PER_DAY
+from lgkit.sw.atomic_file import atomic_file
 
 
 def load_corropt_runs(results_dir: Path) -> dict[float, list[RunResult]]:
@@ -111,6 +112,9 @@ def _fabric_title(result: RunResult) -> str:
 def save_figure(figure: Figure, path: Path) -> Path:
     """Write a figure as PNG and release it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    try:
+        with atomic_file(path, binary=True) as handle:
+            figure.savefig(handle, format="png", dpi=120)
+    finally:
+        plt.close(figure)
     return path

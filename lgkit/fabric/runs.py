@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
+import shutil
 import time
 import zipfile
 from dataclasses import asdict, dataclass, field
@@ -171,9 +173,22 @@ def execute(spec: RunSpec, progress: bool = False) -> RunResult:
 
 
 def save(result: RunResult, results_dir: Path) -> Path:
-    """Write the run into `results_dir/<run name>/` and return that folder."""
+    """Write the run into `results_dir/<run name>/` (replaced whole, or left as it was if a
+    write fails) and return that folder."""
     folder = results_dir / result.spec.name
-    folder.mkdir(parents=True, exist_ok=True)
+    staging = results_dir / f".{result.spec.name}.{os.getpid()}.tmp"
+    try:
+        staging.mkdir(parents=True)
+        _write_run(result, staging)
+        if folder.exists():
+            shutil.rmtree(folder)
+        staging.rename(folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+def _write_run(result: RunResult, folder: Path) -> None:
     result.trace.save(folder / TRACE_FILE)
     for policy, series in result.series.items():
         np.savez_compressed(
@@ -187,7 +202,6 @@ def save(result: RunResult, results_dir: Path) -> Path:
         "comparisons": [comparison.to_dict() for comparison in result.comparisons()],
     }
     (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
-    return folder
 
 
 def load(folder: Path) -> RunResult:

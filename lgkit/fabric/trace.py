@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lgkit.sw.atomic_file import atomic_file
+
 HOURS_PER_DAY = 24.0
 
 
@@ -82,7 +84,7 @@ class Trace:
     def save(self, path: Path) -> None:
         """Write the trace as a compressed .npz file."""
         meta = json.dumps({"params": asdict(self.params), "n_links": self.n_links})
-        with path.open("wb") as file:  # a file object: numpy adds no ".npz" to the name
+        with atomic_file(path, binary=True) as file:  # a file: numpy adds no ".npz" to it
             np.savez_compressed(
                 file, time_h=self.time_h, link=self.link, loss=self.loss,
                 repair_h=self.repair_h, meta=np.array(meta),

@@ -14,13 +14,15 @@ import io
 import json
 import os
 import platform
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lgkit.sw.atomic_file import atomic_file
+from lgkit.sw.atomic_file import atomic_file, write_atomic
 
 RESULTS_ROOT = Path(__file__).resolve().parents[2] / "measurements" / "runs"
 STATUSES = ("running", "complete", "incomplete")
@@ -38,12 +40,15 @@ class RunStore:
             "argv": sys.argv, "host": platform.node(), "kernel": platform.release(),
             "pid": os.getpid(), **metadata,
         }
-        self._write_metadata()
+        try:
+            self._write_metadata()
+        except OSError:
+            shutil.rmtree(self.path, ignore_errors=True)  # a folder that says nothing
+            raise
 
     def _write_metadata(self) -> None:
-        tmp = self.path / "metadata.json.tmp"
-        tmp.write_text(json.dumps(self.metadata, indent=2, default=str) + "\n")
-        tmp.replace(self.path / "metadata.json")
+        write_atomic(self.path / "metadata.json",
+                     json.dumps(self.metadata, indent=2, default=str) + "\n")
 
     def note(self, **fields: Any) -> None:
         """Add fields to the metadata (written at once)."""
@@ -76,6 +81,19 @@ class RunStore:
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}")
         self.note(status=status, finished=time.time(), reason=reason)
+
+
+def check_writable(folder: Path, target: Path | None = None) -> None:
+    """Create `folder` and check that a file can be written in it (for `target`, by default
+    the folder itself), before any work; ValueError saying why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        reason = "a file is in the way" if isinstance(
+            error, FileExistsError | NotADirectoryError) else error.strerror
+        raise ValueError(f"cannot write to {target or folder}: {reason}") from None
 
 
 def _unique_dir(path: Path) -> Path:

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any
 
+from lgkit.argtypes import LOSS_RATE, SEED, ranged
 from lgkit.net.spec.scenario import PHASES
 from lgkit.net.testbed.network import TARGETS, check_tools
 
@@ -30,7 +31,8 @@ def register(subparsers: Any) -> None:
     run.add_argument("scenario", help="scenario name (workloads/NAME.yaml) or path")
     _add_run_options(run)
     run.add_argument("--phases", nargs="+", choices=PHASES, help="override the phases")
-    run.add_argument("--loss", type=float, help="override the configured loss rate")
+    run.add_argument("--loss", type=LOSS_RATE,
+                     help="override the configured loss rate")
     run.set_defaults(func=_run)
 
     chaos = subparsers.add_parser(
@@ -43,11 +45,12 @@ def register(subparsers: Any) -> None:
                     "clean` and that every run ended complete or incomplete. Prints one row per "
                     "run (an action in parentheses came after its run had ended). Needs root; "
                     "takes ~20-30 s per run.")
-    chaos.add_argument("--runs", type=int, default=20, help="how many runs to kill (20)")
-    chaos.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    chaos.add_argument("--runs", type=ranged(int, 1, 1000), default=20,
+                       help="how many runs to kill (20)")
+    chaos.add_argument("--seed", type=SEED, default=1, help="random seed (1)")
     chaos.add_argument("--target", choices=TARGETS, default="builtin",
                        help="switch implementation of the runs (builtin)")
-    chaos.add_argument("--seconds", type=float, default=4.0,
+    chaos.add_argument("--seconds", type=ranged(float, 0.5, 600.0), default=4.0,
                        help="flow length of each run's phases (4)")
     chaos.add_argument("--workdir", default=None,
                        help="where scenarios, logs and results go (a temporary folder)")
@@ -62,8 +65,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="corruption injector (auto: netem, else nft)")
     parser.add_argument("--notifier", choices=("redis", "local"), default="redis",
                         help="corruptd's channel to the switch control")
-    parser.add_argument("--rate-mbps", type=float, help="link rate (default: per target)")
-    parser.add_argument("--seconds", type=float, help="override the flow length")
+    parser.add_argument("--rate-mbps", type=ranged(float, 0.0, 100_000.0, above=True),
+                        help="link rate (default: per target)")
+    parser.add_argument("--seconds", type=ranged(float, 0.0, 3600.0, above=True),
+                        help="override the flow length")
     parser.add_argument("--results", help="folder that receives the run's results folder "
                                           "(default measurements/runs)")
     parser.add_argument("--program", help="P4 program (default: p4/linkguardian.p4; "
@@ -90,18 +95,21 @@ def _clean(args: argparse.Namespace) -> int:
         print("lgkit: error: lgkit clean needs root", file=sys.stderr)
         return 1
     from lgkit.net.lifecycle.cleanup import clean
+    from lgkit.net.lifecycle.lock import LockBusy, machine_lock
 
-    print(clean().summary())
+    try:
+        with machine_lock(wait=False):
+            print(clean().summary())
+    except LockBusy as exc:
+        print(f"lgkit: error: {exc}; a run is in progress (end it first, e.g. Ctrl-C or "
+              "kill PID; its watchdog cleans up)", file=sys.stderr)
+        return 1
     return 0
 
 
 def _interrupt_test(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
         print("lgkit: error: lgkit interrupt-test needs root", file=sys.stderr)
-        return 1
-    if not 1 <= args.runs <= 1000 or not 0.5 <= args.seconds <= 600:
-        print("lgkit: error: --runs must be in 1..1000 and --seconds in 0.5..600",
-              file=sys.stderr)
         return 1
     import tempfile
     from pathlib import Path

@@ -52,4 +52,8 @@ def _main(args: argparse.Namespace) -> int:
     except (UnknownExperiment, ReproduceError) as exc:
         print(f"lgkit: error: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # writing the results: a full disk, a read-only file system
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"lgkit: error: results: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     return 0

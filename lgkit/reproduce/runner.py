@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lgkit.measure.results import RunStore
+from lgkit.argtypes import SEED, ranged
+from lgkit.measure.results import RESULTS_ROOT, RunStore, check_writable, read_metadata
 from lgkit.reproduce.context import (
     DEFAULT_TIME_LIMIT_S,
     QUICK_TIME_LIMIT_S,
@@ -22,6 +24,7 @@ from lgkit.reproduce.context import (
 )
 from lgkit.reproduce.registry import Entry, load
 from lgkit.reproduce.report import Comparison
+from lgkit.sw.atomic_file import write_atomic
 
 
 def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
@@ -35,8 +38,9 @@ def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
                              f"(within {QUICK_TIME_LIMIT_S:g} s)")
     common.add_argument("--target", choices=TARGETS, default="builtin",
                         help="switch implementation (default builtin)")
-    common.add_argument("--seed", type=int, default=1, help="seed of every random choice")
-    common.add_argument("--time-limit", type=float, metavar="S",
+    common.add_argument("--seed", type=SEED, default=1,
+                        help="seed of every random choice")
+    common.add_argument("--time-limit", type=ranged(float, 0.0, 86_400.0, above=True), metavar="S",
                         help=f"time bound in seconds (default {DEFAULT_TIME_LIMIT_S:g}, "
                              f"--quick {QUICK_TIME_LIMIT_S:g})")
     common.add_argument("--results", metavar="DIR",
@@ -60,11 +64,30 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
                 "command": shlex.join(["lgkit", "reproduce", entry.name, *argv]),
                 "code": code_version()}
     root = Path(options.results) if options.results else None
+    try:
+        check_writable(root or RESULTS_ROOT)
+    except ValueError as exc:
+        raise ReproduceError(str(exc)) from None
+    folders: list[Path] = []
+    try:
+        return _run(entry, module, options, metadata, root, log, folders.append)
+    except OSError as exc:
+        for folder in folders:
+            _drop_unfinished(folder)
+        if exc.filename:
+            raise
+        where = folders[0] if folders else root or RESULTS_ROOT
+        raise OSError(exc.errno, exc.strerror, str(where)) from None
+
+
+def _run(entry: Entry, module: Any, options: argparse.Namespace, metadata: dict[str, Any],
+         root: Path | None, log: Log, made: Callable[[Path], None]) -> Path:
     began = time.monotonic()
     scale = "quick" if options.quick else "default"
     with _results(entry, f"{entry.name}-{scale}-{options.target}", metadata, root, log) as store:
-        ctx = Context(entry.name, options.quick, options.target, options.seed, limit, store,
-                      options, log)
+        made(store.path)
+        ctx = Context(entry.name, options.quick, options.target, options.seed,
+                      metadata["time_limit_s"], store, options, log)
         try:
             comparisons: list[Comparison] = list(module.run(ctx))
         except tuple(getattr(module, "EXPECTED", ())) as exc:
@@ -78,7 +101,7 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
             {"text": c.text, "passed": c.passed} for cmp in comparisons for c in cmp.checks])
         last = (f"{entry.name}: {wall:.0f} s wall ({scale} scale, {options.target}); "
                 f"results {store.path}")
-        _write_text(store.path / "report.txt",
+        write_atomic(store.path / "report.txt",
                     f"$ {metadata['command']}\n{report}\n{last}\n")
         log(last)
         return store.path
@@ -99,11 +122,14 @@ def code_version() -> str:
     return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write a text file atomically (the printed tables, kept with the run)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+def _drop_unfinished(folder: Path) -> None:
+    """Remove a run folder that a failed write (a full disk) left unable to say how it ended."""
+    try:
+        unfinished = read_metadata(folder).get("status") == "running"
+    except (OSError, ValueError):
+        unfinished = True
+    if unfinished:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager

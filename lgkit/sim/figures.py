@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lgkit.argtypes import host_port, ranged
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.sim import paper
@@ -211,6 +212,7 @@ class Experiment:
     extra: Callable[[Scale, int], list[StressSpec]] | None = None
 
 
+MAX_WORKERS = 64
 EXPERIMENTS = {
     "fig8": Experiment("fig8", stress_points, fig8, law_points),
     "fig12": Experiment("fig12", stress_points, fig12),
@@ -223,9 +225,9 @@ EXPERIMENTS = {
 
 def add_arguments(group: Any) -> None:
     """The options every stress-test experiment adds to `lgkit reproduce NAME`."""
-    group.add_argument("--workers", type=int, default=2,
+    group.add_argument("--workers", type=ranged(int, 1, MAX_WORKERS), default=2,
                        help="local worker processes for the points (2; 1 = this process)")
-    group.add_argument("--scheduler", default=None,
+    group.add_argument("--scheduler", type=host_port, default=None,
                        help="a Dask scheduler address to run the points on instead")
     group.add_argument("--no-cache", action="store_true",
                        help="rerun every point (by default points already run with the same "
@@ -241,10 +243,6 @@ def run(name: str, ctx: Context) -> list[Comparison]:
     scale = scale_for(ctx.quick)
     options = ctx.options
     workers = getattr(options, "workers", 2)
-    if workers < 1:
-        from lgkit.reproduce.context import ReproduceError
-
-        raise ReproduceError("--workers must be >= 1")
     cache = None if getattr(options, "no_cache", False) else \
         Path(ctx.store.path).parent / "vtime-points" / scale.name
     ctx.note(scale=scale.name, timing="lgkit.sim.timing.TimingModel defaults",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lgkit.sim.stress import StressResult, StressSpec, percentiles_us, run_stress
+from lgkit.sw.atomic_file import write_atomic
 
 RATES = (25.0, 100.0)
 LOSSES = (1e-5, 1e-4, 1e-3)
@@ -154,9 +155,7 @@ def run_points(specs: Sequence[StressSpec], cache: Path | None = None, workers: 
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
             path = cache / f"{point_key(specs[i])}.json"
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(summary))
-            tmp.replace(path)
+            write_atomic(path, json.dumps(summary))
         if on_done:
             on_done()
 

@@ -1,0 +1,44 @@
+"""The machine's network lock: a waiting run says whom it waits for; `lgkit clean` refuses
+while a run holds the lock, naming the run's pid."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lgkit.net.lifecycle.lock import machine_lock
+from tests.test_net_support import needs_root
+
+LGKIT = [sys.executable, "-m", "lgkit.cli"]
+ROOT = Path(__file__).resolve().parents[1]
+WAITER = "from lgkit.net.lifecycle.lock import machine_lock\nwith machine_lock(): print('got it')"
+
+
+@needs_root
+def test_clean_refuses_while_a_run_holds_the_lock() -> None:
+    with machine_lock():
+        done = subprocess.run([*LGKIT, "clean"], capture_output=True, text=True, cwd=ROOT,
+                              timeout=60)
+    assert done.returncode == 1, done
+    assert done.stdout == ""
+    line, = done.stderr.splitlines()
+    assert line.startswith("lgkit: error: the network lock is held by "
+                           f"pid {os.getpid()} (")
+
+
+@needs_root
+def test_a_waiting_run_names_the_holder_at_once() -> None:
+    with machine_lock():
+        waiter = subprocess.Popen([sys.executable, "-c", WAITER], cwd=ROOT, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            first = waiter.stderr.readline()  # said before waiting: we still hold the lock
+        except BaseException:
+            waiter.kill()
+            raise
+    out, err = waiter.communicate(timeout=60)
+    assert first.startswith(f"lgkit: waiting for the network lock, held by pid {os.getpid()} (")
+    assert out == "got it\n" and waiter.returncode == 0, err
+
