@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -242,6 +243,18 @@ def test_find_run_prefers_the_environment_then_reference(monkeypatch, tmp_path) 
     assert figures.find_run("table3") == tmp_path / "table3"
     with pytest.raises(FileNotFoundError, match="lgkit reproduce fig9"):
         figures.find_run("fig9")
+
+
+def test_find_run_skips_a_corrupt_metadata_naming_it(monkeypatch, tmp_path) -> None:
+    monkeypatch.delenv("LGKIT_RUN_TABLE3", raising=False)
+    monkeypatch.setattr(figures, "RUNS", tmp_path)
+    good, bad = tmp_path / "20260101-000000-table3-quick", tmp_path / "20260102-000000-table3-x"
+    for folder, text in ((good, '{"status": "complete"}'), (bad, '{"status": "comp')):
+        folder.mkdir()
+        (folder / "metadata.json").write_text(text)
+    os.utime(good, (0, 0))  # the corrupt one is the newest
+    with pytest.warns(UserWarning, match=f"skipping {bad / 'metadata.json'}: unreadable"):
+        assert figures.find_run("table3") == good
 
 
 def test_row_counter_counts_appended_rows_only_once(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -29,17 +30,26 @@ def find_run(name: str) -> Path:
     override = os.environ.get(f"LGKIT_RUN_{name.upper()}")
     if override:
         return Path(override)
-    candidates = []
-    for folder in RUNS.glob(f"*-{name}-*") if RUNS.exists() else []:
-        meta = folder / "metadata.json"
-        if meta.exists() and json.loads(meta.read_text()).get("status") == "complete":
-            candidates.append(folder)
+    candidates = [folder for folder in (RUNS.glob(f"*-{name}-*") if RUNS.exists() else [])
+                  if _status(folder / "metadata.json") == "complete"]
     if candidates:
         return max(candidates, key=lambda p: p.stat().st_mtime)
     reference = REFERENCE / name
     if reference.exists():
         return reference
     raise FileNotFoundError(f"no run of {name}: run `lgkit reproduce {name}` first")
+
+
+def _status(meta: Path) -> str | None:
+    """A run's status, None (with a warning naming the file) if its metadata is unreadable."""
+    if not meta.exists():
+        return None
+    try:
+        status = json.loads(meta.read_text()).get("status")
+    except (OSError, ValueError, AttributeError) as error:
+        warnings.warn(f"skipping {meta}: unreadable ({error})", stacklevel=3)
+        return None
+    return status
 
 
 def metadata(run: Path) -> dict:
