@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import queue
 import shutil
+import socket
 
 import pytest
 
 from lgkit.control.corruptd import Corruptd, CorruptdParams, LinkWatch
 from lgkit.control.notify import LocalNotifier, ProtectRequest, RedisNotifier
-from lgkit.control.redis_server import RedisServer
+from lgkit.control.redis_server import RedisServer, RedisUnavailable
 
 
 class SyntheticLink:
@@ -102,7 +103,7 @@ def test_daemon_publishes_in_process() -> None:
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server not installed")
 def test_redis_pubsub_carries_requests_end_to_end() -> None:
     received: queue.Queue[ProtectRequest] = queue.Queue()
-    with RedisServer(port=6391) as server:
+    with RedisServer() as server:
         subscriber = RedisNotifier(server.url)
         publisher = RedisNotifier(server.url)
         subscriber.subscribe(received.put)
@@ -126,3 +127,20 @@ def test_redis_pubsub_carries_requests_end_to_end() -> None:
         import os
 
         os.kill(pid, 0)
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server not installed")
+def test_redis_beside_a_silent_listener() -> None:
+    """A listener that never answers: the default server takes another port and answers PING;
+    asked for the held port, starting fails in one line naming the port and its holder."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        held = silent.getsockname()[1]
+        with RedisServer() as server:
+            assert server.port != held
+            import redis
+
+            assert redis.Redis.from_url(server.url).ping()
+        with pytest.raises(RedisUnavailable, match=rf"port {held} is held by .*python"):
+            RedisServer(port=held).start()

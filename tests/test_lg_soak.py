@@ -62,8 +62,10 @@ def test_soak_command_quick_and_bad_input(capsys: pytest.CaptureFixture[str]) ->
     assert main(["soak", "--packets", "1500", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "effective loss rate: 0" in out and "checks: all passed" in out
-    assert main(["soak", "--loss", "1.5"]) == 2
-    assert "loss must be" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["soak", "--loss", "1.5"])
+    assert exit_info.value.code == 2
+    assert "argument --loss: 1.5 is not within [0, 1)" in capsys.readouterr().err
 
 
 def test_only_packets_whose_every_copy_was_dropped_may_be_lost() -> None:

@@ -63,7 +63,7 @@ def test_corruptd_protects_then_releases_over_redis(testbed) -> None:
     pinger = None
     injector.start()
     try:
-        with RedisServer(port=6392) as server:
+        with RedisServer() as server:
             listener, publisher = RedisNotifier(server.url), RedisNotifier(server.url)
             listener.subscribe(requests.put)
             daemon = Corruptd(publisher, PARAMS)

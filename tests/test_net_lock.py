@@ -8,8 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from test_net_support import needs_root
+
 from lgkit.net.lifecycle.lock import machine_lock
-from tests.test_net_support import needs_root
 
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,5 @@
-"""A private redis-server on 127.0.0.1 that the harness starts and stops (corruptd's bus)."""
+"""A private redis-server on a free port of 127.0.0.1 that the harness starts and stops
+(corruptd's bus)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,6 @@ import time
 from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.child import stop_process
 
-DEFAULT_PORT = 6390
-"Not Redis's default 6379, so a system Redis is never touched."
-
 
 class RedisUnavailable(RuntimeError):
     """redis-server is not installed or did not start."""
@@ -21,8 +19,9 @@ class RedisUnavailable(RuntimeError):
 class RedisServer:
     """redis-server without persistence, bound to loopback, recorded for `lgkit clean`."""
 
-    def __init__(self, port: int = DEFAULT_PORT) -> None:
-        self.port = port
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or _free_port()
+        "A free port by default: no other run, system Redis or stray listener is ever reached."
         self.process: subprocess.Popen | None = None
 
     @property
@@ -44,12 +43,11 @@ class RedisServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RedisUnavailable(f"redis-server exited at start (port {self.port} in use?)")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return self
-            except OSError:
-                time.sleep(0.05)
+                raise RedisUnavailable(f"redis-server exited at start: port {self.port} is "
+                                       f"held by {_holder(self.port)}")
+            if _answers_ping(self.port):
+                return self
+            time.sleep(0.05)
         self.stop()
         raise RedisUnavailable("redis-server did not accept connections in time")
 
@@ -63,3 +61,31 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on now (the kernel's choice)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _answers_ping(port: int) -> bool:
+    """Whether a Redis server answers PING on the port (a silent listener does not)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(7).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _holder(port: int) -> str:
+    """Who listens on the port, as `ss` names it ('another process' if it cannot tell)."""
+    try:
+        done = subprocess.run(["ss", "-Hltnp", f"sport = :{port}"], capture_output=True,
+                              text=True, check=False)
+    except OSError:
+        return "another process"
+    users = done.stdout.partition("users:")[2].strip()
+    return users or "another process"

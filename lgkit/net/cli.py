@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from lgkit.argtypes import LOSS_RATE, SEED, ranged
+from lgkit.argtypes import SEED, ranged
 from lgkit.net.spec.scenario import PHASES
 from lgkit.net.testbed.network import TARGETS, check_tools
 
@@ -18,6 +18,8 @@ def register(subparsers: Any) -> None:
         "clean", help="remove every namespace, interface, process and rule the kit created",
         description="Like `mn -c`, limited to what the kit created (names starting with 'lg', "
                     "nftables tables 'lgkit_*', processes recorded in /run/lgkit).")
+    clean.add_argument("--wait", action="store_true",
+                       help="wait for the run in progress to end instead of refusing")
     clean.set_defaults(func=_clean)
 
     demo = subparsers.add_parser(
@@ -31,8 +33,7 @@ def register(subparsers: Any) -> None:
     run.add_argument("scenario", help="scenario name (workloads/NAME.yaml) or path")
     _add_run_options(run)
     run.add_argument("--phases", nargs="+", choices=PHASES, help="override the phases")
-    run.add_argument("--loss", type=LOSS_RATE,
-                     help="override the configured loss rate")
+    run.add_argument("--loss", type=float, help="override the configured loss rate")
     run.set_defaults(func=_run)
 
     chaos = subparsers.add_parser(
@@ -65,10 +66,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="corruption injector (auto: netem, else nft)")
     parser.add_argument("--notifier", choices=("redis", "local"), default="redis",
                         help="corruptd's channel to the switch control")
-    parser.add_argument("--rate-mbps", type=ranged(float, 0.0, 100_000.0, above=True),
-                        help="link rate (default: per target)")
-    parser.add_argument("--seconds", type=ranged(float, 0.0, 3600.0, above=True),
-                        help="override the flow length")
+    parser.add_argument("--rate-mbps", type=float, help="link rate (default: per target)")
+    parser.add_argument("--seconds", type=float, help="override the flow length")
     parser.add_argument("--results", help="folder that receives the run's results folder "
                                           "(default measurements/runs)")
     parser.add_argument("--program", help="P4 program (default: p4/linkguardian.p4; "
@@ -98,11 +97,11 @@ def _clean(args: argparse.Namespace) -> int:
     from lgkit.net.lifecycle.lock import LockBusy, machine_lock
 
     try:
-        with machine_lock(wait=False):
+        with machine_lock(wait=args.wait):
             print(clean().summary())
     except LockBusy as exc:
         print(f"lgkit: error: {exc}; a run is in progress (end it first, e.g. Ctrl-C or "
-              "kill PID; its watchdog cleans up)", file=sys.stderr)
+              "kill PID; its watchdog cleans up), or lgkit clean --wait", file=sys.stderr)
         return 1
     return 0
 
