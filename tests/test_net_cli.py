@@ -60,3 +60,18 @@ def test_bmv2_without_bmv2_says_what_is_missing() -> None:
     done = lgkit("demo", "--target", "bmv2")
     assert done.returncode == 1
     assert done.stderr.startswith("lgkit: error: bmv2: ") and "not installed" in done.stderr
+
+
+@needs_root
+def test_a_program_without_the_route_table_is_one_line(tmp_path) -> None:
+    program = tmp_path / "noroutes.p4"
+    program.write_text((REPO / "p4" / "basic.p4").read_text().replace("ipv4_lpm", "routes"))
+    done = lgkit("demo", "--program", str(program), "--results", str(tmp_path / "runs"),
+                 "--seconds", "1")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"lgkit: error: program {program}: no table named *ipv4_lpm, where the testbed "
+        "installs its routes")
+    assert "Traceback" not in done.stderr
+    meta, = (tmp_path / "runs").glob("*/metadata.json")
+    assert '"status": "incomplete"' in meta.read_text()

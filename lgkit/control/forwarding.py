@@ -28,10 +28,13 @@ class RouteSchema:
         schema = finsy.P4Schema(p4info)
         table = next((t for t in schema.tables if t.name.endswith("ipv4_lpm")), None)
         if table is None:
-            raise ValueError(f"{p4info}: no table named *ipv4_lpm")
+            raise ValueError("no table named *ipv4_lpm")
         action = next((a for a in schema.actions if a.name.endswith("ipv4_forward")), None)
         if action is None:
-            raise ValueError(f"{p4info}: no action named *ipv4_forward")
+            raise ValueError("no action named *ipv4_forward")
+        if len(action.params) != 2:
+            raise ValueError(f"action {action.name} takes {len(action.params)} parameters, "
+                             "not (MAC, port)")
         mac, port = [p.name for p in action.params]
         key = next(iter(table.match_fields)).name
         return cls(table.name, key, action.name, mac, port)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from lgkit.control.build import BuiltProgram, build_program
+from lgkit.control.build import BuildError, BuiltProgram, build_program
 from lgkit.control.forwarding import RouteSchema, route_entries
 from lgkit.control.session import P4RuntimeSession
 from lgkit.measure.loss import PointCounts, snapshot
@@ -79,10 +79,10 @@ class Testbed:
         """Build the program, start the network, push pipeline, routes and rates."""
         if self.is_p4:
             self.built = build_program(self.program, self.target, self.work_dir / "build")
+        routes = self._route_schema()  # before the network: a wrong program builds nothing
         self.network.start()
         if not self.is_p4:
             return self
-        routes = RouteSchema.from_p4info(self.built.p4info) if self.routes else None
         for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
             session = P4RuntimeSession(switch, node.grpc_address, node.device_id,
@@ -92,6 +92,17 @@ class Testbed:
                 session.insert(route_entries(self.spec, switch, self.network.port, routes))
         self.set_rate(self.rate_mbps)
         return self
+
+    def _route_schema(self) -> RouteSchema | None:
+        """The program's route table, when the testbed installs routes (BuildError if none)."""
+        if not (self.is_p4 and self.routes):
+            return None
+        assert self.built is not None
+        try:
+            return RouteSchema.from_p4info(self.built.p4info)
+        except ValueError as exc:
+            raise BuildError(f"program {self.program}: {exc}, where the testbed installs its "
+                             "routes") from None
 
     def set_rate(self, rate_mbps: float) -> None:
         """Cap every switch port at rate_mbps and the hosts at HOST_SHARE of it (also while
