@@ -17,6 +17,7 @@ pytestmark = pytest.mark.root
 
 @pytest.mark.parametrize(("target", "flow_s", "action", "after", "needs_clean"), [
     ("builtin", 3.0, "sigint x3", "results:", False),  # during set-up (switches, P4Runtime)
+    ("builtin", 3.0, "sigterm", "results:", False),  # SIGTERM ~2 s into a demo: the build
     ("lxbr", 20.0, "sigterm", "phase lg_off:", False),  # mid-flow
     ("lxbr", 20.0, "kill both", "phase lg_off:", True),
 ])

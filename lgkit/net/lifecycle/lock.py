@@ -45,6 +45,7 @@ def machine_lock(wait: bool = True, tell: Callable[[str], None] = _say) -> Itera
         finally:
             _depth -= 1
             if _depth == 0:
+                os.ftruncate(_fd, 0)  # no stale holder for the next reader
                 os.close(_fd)
                 _fd = None
 
