@@ -8,10 +8,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from course_support import SHIMS, TUTORIALS, kit_env, make_tutorial_env
+from test_net_support import network_lock
 
 from lgkit.course.exercise import wait_for
 
@@ -26,6 +29,14 @@ def env() -> dict[str, str]:
     """PATH with the tutorial Python, the kit's BMv2-named shims and the system, nothing else."""
     make_tutorial_env()
     return kit_env()
+
+
+@pytest.fixture(autouse=True)
+def one_network_at_a_time() -> Iterator[None]:
+    """The machine's network lock: tutorial networks use fixed names (s1, h1) and ports
+    (9090+, 50051+) that a kit run or another tutorial may hold."""
+    with network_lock():
+        yield
 
 
 @pytest.fixture
@@ -130,3 +141,29 @@ def test_p4runtime_controller(exercises, env):
     for line in ("s1 ingressTunnelCounter[100] packets=3", "s2 egressTunnelCounter[100] packets=3",
                  "s2 ingressTunnelCounter[200] packets=3", "s1 egressTunnelCounter[200] packets=3"):
         assert line in output, output
+
+
+def test_a_name_clash_is_one_line_naming_the_holder(exercises, env):
+    """An interface of the exercise's network exists already (another Mininet's s1-eth1): one
+    line naming it and its holder, nothing built, nothing left."""
+    before = set(os.listdir("/sys/class/net"))
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-i",
+                               "1@s1-eth1"])  # names the interface as a switch would
+    made = subprocess.run(["ip", "link", "add", "s1-eth1", "type", "veth", "peer", "name",
+                           "s1-clash-peer"], capture_output=True)
+    try:
+        if made.returncode != 0:
+            pytest.skip(f"cannot add s1-eth1: {made.stderr.decode().strip()}")
+        result = subprocess.run(["make", "run"], cwd=exercises / "basic", env=env, text=True,
+                                input="exit\n", capture_output=True, timeout=240)
+    finally:
+        holder.kill()
+        holder.wait()
+        subprocess.run(["ip", "link", "del", "s1-eth1"], capture_output=True)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if "error" in line]
+    assert errors[0].startswith(
+        f"run_exercise.py: error: interface s1-eth1 exists, held by pid {holder.pid} (")
+    assert errors[0].endswith(" -i 1@s1-eth1): another Mininet network uses these names (stop "
+                              "it first; `mn -c` removes a stale one)"), result.stderr
+    assert set(os.listdir("/sys/class/net")) == before

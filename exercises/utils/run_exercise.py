@@ -26,7 +26,8 @@ from mininet.topo import Topo
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import p4runtime_lib.simple_controller  # noqa: E402
 
-GRPC_BASE, THRIFT_BASE, START_TIMEOUT_S = 50051, 9090, 30
+GRPC_BASE, THRIFT_BASE, START_TIMEOUT_S, BIND_TRIES = 50051, 9090, 30, 20
+RESERVED = "/proc/sys/net/ipv4/ip_local_reserved_ports"
 
 
 class ExerciseHost(Host):
@@ -82,13 +83,25 @@ class P4Switch(Switch):
     def start(self, controllers):
         command = " ".join(self.command())
         print(command)
+        for _ in range(BIND_TRIES):  # 50051+ lie in Linux's ephemeral range: an outgoing
+            if self.started(command):  # connection made before reserve_ports may hold one
+                return
+            with open(self.log_file) as log:
+                if "Address already in use" not in log.read():
+                    break
+            time.sleep(3.0)
+        sys.exit(f"switch {self.name} did not start; see {self.log_file}")
+
+    def started(self, command):
+        """Start the switch process; whether it listens within START_TIMEOUT_S."""
         self.process_id = int(self.cmd(f"{command} > {self.log_file} 2>&1 & echo $!").split()[-1])
         port = self.grpc_port if "grpc" in os.path.basename(self.sw_path) else self.thrift_port
         deadline = time.monotonic() + START_TIMEOUT_S
         while not listening(port):
             if not os.path.exists(f"/proc/{self.process_id}") or time.monotonic() > deadline:
-                sys.exit(f"switch {self.name} did not start; see {self.log_file}")
+                return False
             time.sleep(0.2)
+        return True
 
     def stop(self, deleteIntfs=True):
         if self.process_id:
@@ -142,11 +155,15 @@ def main():
                             **kwargs)
         return build
 
+    reserve_ports(max(len(topo["switches"]), 8))
+    clash = name_clash(topo)
+    if clash:
+        sys.exit(f"run_exercise.py: error: {clash}")
     net = Mininet(topo=ExerciseTopo(topo=topo, make_switch=make_switch), link=TCLink,
                   host=ExerciseHost, controller=None, autoSetMacs=False)
-    quiet_switch_ports(net)
-    net.start()
-    try:
+    try:  # a switch that fails to start still has its links removed (net.stop)
+        quiet_switch_ports(net)
+        net.start()
         for name, params in topo["hosts"].items():
             for command in params.get("commands", []):
                 net.get(name).cmd(command)
@@ -156,6 +173,61 @@ def main():
         CLI(net)
     finally:
         net.stop()
+
+
+def name_clash(topo):
+    """Why this network cannot be built beside what runs now (an interface of one of its nodes
+    exists, or a switch's port is taken), naming the holder; None if nothing is in the way.
+    Checked first, since Mininet would stop half-way and leave its first links behind."""
+    nodes = [*topo["switches"], *topo["hosts"]]
+    for intf in sorted(os.listdir("/sys/class/net")):
+        if intf.partition("-eth")[0] in nodes and "-eth" in intf:
+            return (f"interface {intf} exists, held by {holder(intf)}: another Mininet network "
+                    "uses these names (stop it first; `mn -c` removes a stale one)")
+    for device_id in range(len(topo["switches"])):
+        for port in (GRPC_BASE + device_id, THRIFT_BASE + device_id):
+            if listening(port):
+                return f"port {port} of 127.0.0.1 is in use, by {port_holder(port)}"
+    return None
+
+
+def port_holder(port):
+    """The listener on a TCP port as `ss` names it, or 'another process'."""
+    try:
+        done = subprocess.run(["ss", "-Hltnp", f"sport = :{port}"], capture_output=True,
+                              text=True, check=False)
+    except OSError:
+        return "another process"
+    return done.stdout.partition("users:")[2].strip() or "another process"
+
+
+def holder(name):
+    """'pid N (command)' of a process whose command line names interface `name` (a switch's
+    -i PORT@IF, the Mininet shell of its node), or 'another process'."""
+    wanted = (f"@{name}", f"mininet:{name.partition('-eth')[0]}")
+    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if int(pid) != os.getpid() and any(w.endswith(wanted) for w in words):
+            return f"pid {pid} ({' '.join(words).strip()[:200]})"
+    return "another process"
+
+
+def reserve_ports(count):
+    """Keep the switches' ports out of Linux's ephemeral range (50051+ lie in it), so that no
+    outgoing connection takes one; kept for later runs too (only root may set it)."""
+    wanted = f"{GRPC_BASE}-{GRPC_BASE + count - 1},{THRIFT_BASE}-{THRIFT_BASE + count - 1}"
+    try:
+        with open(RESERVED) as f:
+            current = f.read().strip()
+        if wanted not in current:
+            with open(RESERVED, "w") as f:
+                f.write(f"{current},{wanted}" if current else wanted)
+    except OSError:
+        pass  # not root or no such setting: the start retries instead
 
 
 def quiet_switch_ports(net):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lgkit.course.generate import EXERCISES_DIR, FOLDERS, PROGRAM
 from lgkit.course.toolchain import REPO, target_env
+from lgkit.net.lifecycle.lock import machine_lock
 
 NUMBERS = {folder: number for number, folder in FOLDERS.items()}
 CONTROLLER = "lgcontrol.py"
@@ -166,9 +167,12 @@ def mininet_commands(number: int, out: Path) -> list[str]:
 
 
 def run_network(workdir: Path, env: dict[str, str], commands: list[str]) -> str:
-    done = subprocess.run(["make", "run"], cwd=workdir, env=env, text=True,
-                          input="\n".join([*commands, "exit", ""]), capture_output=True,
-                          timeout=300)
+    """`make run` with `commands` for the Mininet CLI, holding the machine's network lock (the
+    exercise's switch names and ports 9090+/50051+ are those of every tutorial network)."""
+    with machine_lock():
+        done = subprocess.run(["make", "run"], cwd=workdir, env=env, text=True,
+                              input="\n".join([*commands, "exit", ""]), capture_output=True,
+                              timeout=300)
     output = done.stdout + done.stderr
     if done.returncode != 0:
         raise RuntimeError(f"`make run` failed (exit {done.returncode}):\n{output[-3000:]}")
