@@ -43,3 +43,8 @@ def host_port(text: str) -> str:
     if not (sep and host and port.isdigit() and 1 <= int(port) <= 65535):
         raise argparse.ArgumentTypeError(f"expected HOST:PORT (port 1..65535), got {text!r}")
     return text
+
+RATE_MBPS = ranged(float, 0.0, 100_000.0, above=True)
+"""A link rate in Mb/s (at most 100 Gb/s)."""
+SECONDS = ranged(float, 0.0, 86_400.0, above=True)
+"""A length of time in seconds (at most a day)."""

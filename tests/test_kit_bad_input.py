@@ -61,6 +61,9 @@ def test_bad_numbers_refused_at_parse_time(argv: tuple[str, ...]) -> None:
 @pytest.mark.parametrize("argv", [
     ("table4", "--time-limit", "0"), ("table4", "--time-limit", "nan"),
     ("fig17", "--no-cache", "--scheduler", "BADADDR"), ("fig17", "--workers", "0"),
+    ("table3", "--seconds", "-2"), ("table2", "--flows", "0"), ("pabo", "--theta", "nan"),
+    ("joint", "--loss", "1"), ("lgrate", "--factor", "1"), ("vertigo", "--background", "2"),
+    ("fig9", "--rate-mbps", "1e300"),
 ])
 def test_reproduce_usage_errors_leave_no_run_folder(argv: tuple[str, ...], tmp_path: Path) -> None:
     done = lgkit("reproduce", *argv, "--results", str(tmp_path))

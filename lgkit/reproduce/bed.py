@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from lgkit.argtypes import RATE_MBPS, ranged
 from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_ops, ecn_ops
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.measure.loss import PointCounts
@@ -141,13 +142,13 @@ def loop_mbps(target: str, rate_mbps: float, paper_link_gbps: float) -> float:
 
 def add_testbed_arguments(group: Any, realtime: bool = False) -> None:
     """Options every testbed experiment shares (`realtime`: the default of --realtime)."""
-    group.add_argument("--rate-mbps", type=float,
+    group.add_argument("--rate-mbps", type=RATE_MBPS,
                        help="link rate (default: the target's LG rate, "
                             f"{', '.join(f'{t} {r:g}' for t, r in REPRODUCE_RATE_MBPS.items())} "
                             "Mb/s; lgkit reproduce lgrate measures it)")
     group.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
                        help="corruption injector (auto: netem, else nft)")
-    group.add_argument("--nice", type=int, default=NICE,
+    group.add_argument("--nice", type=ranged(int, -20, 19), default=NICE,
                        help=f"CPU priority of the testbed's processes (default {NICE}: ahead "
                             "of other work on the machine; 0 to leave it)")
     group.add_argument("--realtime", action=argparse.BooleanOptionalAction, default=realtime,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from lgkit.argtypes import LOSS_RATE, ranged
 from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, percentile_label, tail
 from lgkit.measure.results import read_table
 from lgkit.net.lifecycle import naming
@@ -66,8 +67,9 @@ def add_fct_arguments(group: Any, loss: float, flows: int, quick_flows: int,
                       cc_default: str | None = None, cc_help: str = CC_HELP) -> None:
     """The options of every FCT experiment: the testbed's, then loss, flows and transport."""
     testbed.add_testbed_arguments(group, realtime=True)
-    group.add_argument("--loss", type=float, default=loss, help="corruption loss rate")
-    group.add_argument("--flows", type=int, help=f"flows per condition at most (default "
+    group.add_argument("--loss", type=LOSS_RATE, default=loss, help="corruption loss rate")
+    group.add_argument("--flows", type=ranged(int, 1, 10_000_000),
+                       help=f"flows per condition at most (default "
                                                  f"{flows}, --quick {quick_flows})")
     group.add_argument("--cc", default=cc_default, help=cc_help)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from lgkit.argtypes import LOSS_RATE, SECONDS
 from lgkit.measure.p4poll import P4Poller
 from lgkit.measure.wirecap import (
     RetxDelays,
@@ -48,8 +49,8 @@ UDP_PORT = 5400
 
 def add_arguments(group: Any) -> None:
     testbed.add_testbed_arguments(group)
-    group.add_argument("--loss", type=float, default=1e-3, help="corruption loss rate")
-    group.add_argument("--seconds", type=float,
+    group.add_argument("--loss", type=LOSS_RATE, default=1e-3, help="corruption loss rate")
+    group.add_argument("--seconds", type=SECONDS,
                        help="length of each run (default 16 s, --quick 6 s)")
     group.add_argument("--cc", default="dctcp,cubic,bbr",
                        help="transports, comma-separated (default: the paper's three)")

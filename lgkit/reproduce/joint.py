@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
+from lgkit.argtypes import LOSS_RATE, ranged
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.schemes.joint import CONFIGS, FABRIC_RATE, HOST_RATE, JointResult, JointSetup, run_joint
@@ -14,9 +15,10 @@ from lgkit.schemes.joint import CONFIGS, FABRIC_RATE, HOST_RATE, JointResult, Jo
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     """The corruption and the incast."""
-    group.add_argument("--loss", type=float, default=0.05,
+    group.add_argument("--loss", type=LOSS_RATE, default=0.05,
                        help="i.i.d. loss rate of the corrupting link l1 -> s1")
-    group.add_argument("--burst", type=int, default=10, help="packets per incast sender")
+    group.add_argument("--burst", type=ranged(int, 1, 1_000_000), default=10,
+                       help="packets per incast sender")
 
 
 def run(ctx: Context) -> list[Comparison]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from finsy import P4CounterEntry
 
+from lgkit.argtypes import RATE_MBPS, SECONDS, SHARE, ranged
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.wirecap import (
     RetxDelays,
@@ -310,27 +311,27 @@ def preflight(options: Any) -> str | None:
 
 def add_arguments(group: Any) -> None:
     """lgrate's own options."""
-    group.add_argument("--start-mbps", type=float,
+    group.add_argument("--start-mbps", type=RATE_MBPS,
                        help="first rate tried (default: the target's default link rate)")
-    group.add_argument("--factor", type=float, default=1.5,
+    group.add_argument("--factor", type=ranged(float, 1.0, 100.0, above=True), default=1.5,
                        help="ladder step between rates (default 1.5)")
-    group.add_argument("--ceiling-mbps", type=float, default=1000.0,
+    group.add_argument("--ceiling-mbps", type=RATE_MBPS, default=1000.0,
                        help="highest rate tried (default 1000)")
-    group.add_argument("--floor-mbps", type=float, default=1.0,
+    group.add_argument("--floor-mbps", type=RATE_MBPS, default=1.0,
                        help="lowest rate tried when the start fails (default 1)")
-    group.add_argument("--resolution", type=float, default=0.1,
+    group.add_argument("--resolution", type=ranged(float, 0.0, 1.0, above=True), default=0.1,
                        help="bisect until the best pass and the lowest failure are this close "
                             "(default 0.1: 10%%)")
-    group.add_argument("--seconds", type=float,
+    group.add_argument("--seconds", type=SECONDS,
                        help="length of each TCP flow (default 10, --quick 3)")
-    group.add_argument("--rates", type=float, nargs="+", metavar="MBPS",
+    group.add_argument("--rates", type=RATE_MBPS, nargs="+", metavar="MBPS",
                        help="probe exactly these rates instead of searching")
     group.add_argument("--injector", choices=("auto", "netem", "nft"), default="auto",
                        help="corruption injector (auto: netem, else nft)")
-    group.add_argument("--max-effective-loss", type=float, default=MAX_EFFECTIVE_LOSS,
+    group.add_argument("--max-effective-loss", type=SHARE, default=MAX_EFFECTIVE_LOSS,
                        help="highest effective loss a passing rate may show (default 0: none; "
                             "issue 11 allows 1e-4)")
-    group.add_argument("--repeat", type=int, default=1,
+    group.add_argument("--repeat", type=ranged(int, 1, 100), default=1,
                        help="run the whole search N times on one testbed and print the "
                             "min/median/max of the rates found (default 1)")
     group.add_argument("--plain-bridges", action="store_true",

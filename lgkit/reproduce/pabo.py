@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
+from lgkit.argtypes import ranged
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.schemes.pabo_burst import BurstResult, BurstSetup, run_burst
@@ -29,8 +30,10 @@ PAPER_SEVERE_HOPS_11 = 86.64
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     """The bounce function's parameters (the paper's §V setting by default)."""
-    group.add_argument("--theta", type=float, default=0.8, help="queue utilization threshold")
-    group.add_argument("--lam", type=float, default=50.0, help="exponential decay constant")
+    group.add_argument("--theta", type=ranged(float, 0.0, 1.0, above=True), default=0.8,
+                       help="queue utilization threshold")
+    group.add_argument("--lam", type=ranged(float, 0.0, 1e6, above=True), default=50.0,
+                       help="exponential decay constant")
 
 
 def run(ctx: Context) -> list[Comparison]:

@@ -13,6 +13,7 @@ import argparse
 import math
 from typing import Any
 
+from lgkit.argtypes import SECONDS
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context
@@ -36,7 +37,7 @@ GOAL = 0.10
 
 def add_arguments(group: Any) -> None:
     testbed.add_testbed_arguments(group)
-    group.add_argument("--seconds", type=float,
+    group.add_argument("--seconds", type=SECONDS,
                        help="length of each flow (default 20 s, --quick 5 s; the paper: 70 s)")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from lgkit.argtypes import RATE_MBPS, SHARE, ranged
 from lgkit.measure.metrics import tail
 from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
@@ -52,19 +53,22 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     """The workload and the scale."""
     group.add_argument("--schemes", help=f"comma-separated, from {', '.join(SCHEMES)} "
                        f"(default: all; --quick: {', '.join(QUICK_SCHEMES)})")
-    group.add_argument("--rate-mbps", type=float,
+    group.add_argument("--rate-mbps", type=RATE_MBPS,
                        help=f"host link rate (default: {BUILTIN_RATE_MBPS:g} on the built-in "
                             "target at default scale, else the target's)")
-    group.add_argument("--fanin", type=int, default=12, help="servers per incast query")
-    group.add_argument("--reply-kb", type=float, default=20.0, help="bytes each server sends")
-    group.add_argument("--qps", type=float,
+    group.add_argument("--fanin", type=ranged(int, 1, 1000), default=12,
+                       help="servers per incast query")
+    group.add_argument("--reply-kb", type=ranged(float, 0.0, 1e6, above=True), default=20.0,
+                       help="bytes each server sends")
+    group.add_argument("--qps", type=ranged(float, 0.0, 1e6, above=True),
                        help="incast queries per second, per aggregator (h13-h16; default "
                             f"{QPS_PER_MBPS:g} per Mb/s of host link, the same share of it at "
                             "any rate)")
-    group.add_argument("--background", type=float,
+    group.add_argument("--background", type=SHARE,
                        help="web-search background load per host, 0..1 (default 0.3; "
                             "--quick: 0)")
-    group.add_argument("--buffer", type=int, default=32, help="packets per switch port")
+    group.add_argument("--buffer", type=ranged(int, 1, 1_000_000), default=32,
+                       help="packets per switch port")
 
 
 def preflight(options: argparse.Namespace) -> str | None:
