@@ -12,6 +12,7 @@ from pathlib import Path
 
 from finsy.proto import p4i
 
+from lgkit.argtypes import SEED, ranged
 from lgkit.sim.lg_stf import lg_probes, random_lg_stf
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import CompiledProgram, compile_file
@@ -125,9 +126,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "BMv2 simple_switch, one packet at a time, and compare the packets sent "
                     "and every register and counter. Needs p4c-bm2-ss, simple_switch and "
                     "simple_switch_CLI on PATH.")
-    cmd.add_argument("--random", type=int, default=10, help="random sequences (10)")
-    cmd.add_argument("--packets", type=int, default=100, help="packets per sequence (100)")
-    cmd.add_argument("--seed", type=int, default=1, help="first seed (1)")
+    cmd.add_argument("--random", type=ranged(int, 0, 100_000), default=10,
+                     help="random sequences (10)")
+    cmd.add_argument("--packets", type=ranged(int, 1, 1_000_000), default=100,
+                     help="packets per sequence (100)")
+    cmd.add_argument("--seed", type=SEED, default=1, help="first seed (1)")
     cmd.add_argument("--work", help="keep BMv2's files (pcaps, logs) here")
     cmd.set_defaults(func=run)
 
@@ -137,9 +140,6 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"lgkit: error: bmv2: {', '.join(missing)} not installed (not on PATH)",
               file=sys.stderr)
-        return 1
-    if args.random < 0 or args.packets < 1:
-        print("lgkit: error: --random must be >= 0 and --packets >= 1", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="lgkit-diff-") as tmp:
         work = Path(args.work) if args.work else Path(tmp)
