@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import shlex
 import shutil
 import subprocess
@@ -25,6 +26,9 @@ from lgkit.reproduce.context import (
 from lgkit.reproduce.registry import Entry, load
 from lgkit.reproduce.report import Comparison
 from lgkit.sw.atomic_file import write_atomic
+
+DISK_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG, errno.EIO)
+"""An OSError without a file name but with one of these came from writing the results."""
 
 
 def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
@@ -76,6 +80,8 @@ def reproduce(entry: Entry, argv: list[str], log: Log = print) -> Path:
             _drop_unfinished(folder)
         if exc.filename:
             raise
+        if exc.errno not in DISK_ERRORS:  # e.g. a Dask scheduler that cannot be reached
+            raise ReproduceError(f"{entry.name}: {exc}") from None
         where = folders[0] if folders else root or RESULTS_ROOT
         raise OSError(exc.errno, exc.strerror, str(where)) from None
 
