@@ -24,6 +24,7 @@ from pathlib import Path
 from lgkit.measure.results import read_metadata
 from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.cleanup import clean, leftovers
+from lgkit.net.lifecycle.lock import machine_lock
 
 ACTIONS = ("sigint", "sigint x3", "sigint burst", "sigterm", "kill runner", "kill reaper+runner",
            "kill both")
@@ -142,11 +143,12 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
     except subprocess.TimeoutExpired:
         proc.kill()
         exit_code = proc.wait()
-    left = _wait_until_clean(SELF_CLEAN_S)
-    needed_clean = any(left.values())
-    if needed_clean:
-        clean()
-        left = leftovers()
+    with machine_lock():  # after the run's own cleanup; no other run may clean for it
+        left = _wait_until_clean(SELF_CLEAN_S)
+        needed_clean = any(left.values())
+        if needed_clean:
+            clean()
+            left = leftovers()
     run_dir = _results_folder(log)
     status = read_metadata(run_dir).get("status", "?") if run_dir else "none"
     return Outcome(action, at_s, exit_code, status, needed_clean, delivered, left)
