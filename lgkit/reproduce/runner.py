@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lgkit.argtypes import SEED, ranged
+from lgkit.cli import OneLineParser
 from lgkit.measure.results import RESULTS_ROOT, RunStore, check_writable, read_metadata
 from lgkit.reproduce.context import (
     DEFAULT_TIME_LIMIT_S,
@@ -33,7 +34,7 @@ DISK_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
     """The experiment's command line: the common options, then its own (add_arguments)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=f"lgkit reproduce {entry.name}",
         description=f"{entry.paper}: {entry.summary}. {(module.__doc__ or '').strip()}")
     common = parser.add_argument_group("every experiment")
