@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_net_support import network_lock
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,7 +63,7 @@ def test_bmv2_without_bmv2_says_what_is_missing() -> None:
     assert done.stderr.startswith("lgkit: error: bmv2: ") and "not installed" in done.stderr
 
 
-@needs_root
+@pytest.mark.root
 def test_a_program_without_the_route_table_is_one_line(tmp_path) -> None:
     program = tmp_path / "noroutes.p4"
     program.write_text((REPO / "p4" / "basic.p4").read_text().replace("ipv4_lpm", "routes"))
@@ -75,3 +76,23 @@ def test_a_program_without_the_route_table_is_one_line(tmp_path) -> None:
     assert "Traceback" not in done.stderr
     meta, = (tmp_path / "runs").glob("*/metadata.json")
     assert '"status": "incomplete"' in meta.read_text()
+
+
+@pytest.mark.root
+def test_an_interface_of_ours_existing_is_one_line(tmp_path) -> None:
+    """A name clash (an interface of the demo's node lgh3 exists, held by no process): one
+    line naming it, nothing built."""
+    with network_lock():  # after the cleanup of any run before (it removes lg* interfaces)
+        made = subprocess.run(["ip", "link", "add", "lgh3-eth9", "type", "veth", "peer",
+                               "name", "lgclash-peer"], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot add lgh3-eth9: {made.stderr.strip()}")
+    try:
+        done = lgkit("demo", "--results", str(tmp_path), "--seconds", "1")
+    finally:
+        subprocess.run(["ip", "link", "del", "lgh3-eth9"], capture_output=True)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "lgkit: error: interface lgh3-eth9 exists, held by no process (left by a killed run: "
+        "`lgkit clean` removes it)")
+    assert "Traceback" not in done.stderr

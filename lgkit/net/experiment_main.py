@@ -32,12 +32,13 @@ from lgkit.net.testbed.lgprotection import (
     make_protection,
     p4_injector,
 )
+from lgkit.net.testbed.network import NameClash
 from lgkit.net.testbed.p4switch import SwitchError, TargetUnavailable
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import WorkloadError
 
 EXPECTED = (BuildError, RedisUnavailable, InjectorUnavailable, TargetUnavailable, ScenarioError,
-            SpecError, WorkloadError, SessionError, SwitchError)
+            SpecError, WorkloadError, SessionError, SwitchError, NameClash)
 
 
 class ExperimentError(RuntimeError):

@@ -61,6 +61,18 @@ def _all_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
+def holder_of(interface: str) -> str:
+    """'pid N (command)' of the process that holds a kit interface (a switch whose -i names
+    it, or the Mininet shell of its node), or why none was found."""
+    node = interface.partition("-eth")[0]
+    for pid in _all_pids():
+        argv = _cmdline(pid)
+        if pid != os.getpid() and any(arg.endswith((f"@{interface}", f"mininet:{node}"))
+                                      for arg in argv):
+            return f"pid {pid} ({' '.join(argv)[:200]})"
+    return "no process (left by a killed run: `lgkit clean` removes it)"
+
+
 def _is_kit_process(argv: list[str]) -> bool:
     """A Mininet shell of a kit node, or a process whose arguments name a kit interface."""
     if any(arg.startswith(naming.HOST_SHELL_MARK) for arg in argv):

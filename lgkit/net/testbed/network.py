@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,7 +12,7 @@ from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 
 from lgkit.net.inject.injectors import WirePorts
-from lgkit.net.lifecycle.cleanup import kill_processes, processes_in_namespace_of
+from lgkit.net.lifecycle.cleanup import holder_of, kill_processes, processes_in_namespace_of
 from lgkit.net.lifecycle.lock import machine_lock
 from lgkit.net.lifecycle.naming import node_name
 from lgkit.net.spec.topology import WIRE, SpecTopo, TopologySpec, next_hops
@@ -56,6 +57,10 @@ class PlainBridge(Wire):
     port_options = "learning off flood off"
 
 
+class NameClash(RuntimeError):
+    """An interface the network would create exists already."""
+
+
 class KitNetwork:
     """Build, start and stop the Mininet network of a spec on one target."""
 
@@ -92,8 +97,17 @@ class KitNetwork:
             self.stop()
             raise
 
+    def _check_names(self) -> None:
+        """NameClash if an interface of one of our nodes exists already (Mininet would stop
+        half-way with a traceback), naming its holder."""
+        nodes = {node_name(n) for n in (*self.spec.hosts, *self.spec.switches, WIRE)}
+        for intf in sorted(os.listdir("/sys/class/net")):
+            if intf in nodes or intf.partition("-eth")[0] in nodes:
+                raise NameClash(f"interface {intf} exists, held by {holder_of(intf)}")
+
     def _start(self) -> Mininet:
         setLogLevel("error")
+        self._check_names()
         switch_cls = LinuxBridge if self.target == "lxbr" else P4Switch
         topo = SpecTopo(self.spec, switch_params=self._switch_params(),
                         wire_cls=Wire)
