@@ -5,6 +5,7 @@ P4Runtime, and the Mininet CLI reads the check's commands from stdin."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess

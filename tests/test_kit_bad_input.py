@@ -6,7 +6,6 @@ half-written left."""
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,7 +16,6 @@ import pytest
 from lgkit.argtypes import host_port, ranged
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (mounts a tmpfs)")
 
 
 def lgkit(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -102,7 +100,7 @@ def _left(fs: Path) -> list[str]:
     return sorted(str(p.relative_to(fs)) for p in fs.rglob("*") if p.name != "filler")
 
 
-@needs_root
+@pytest.mark.root
 @pytest.mark.parametrize("name", ["t.npz", "t.json"])
 def test_fabric_trace_on_a_full_disk(full_fs: Path, name: str) -> None:
     done = lgkit("fabric", "trace", "--topology", "fattree", "--k", "4", "--days", "10",
@@ -112,7 +110,7 @@ def test_fabric_trace_on_a_full_disk(full_fs: Path, name: str) -> None:
     assert _left(full_fs) == []
 
 
-@needs_root
+@pytest.mark.root
 def test_fabric_run_on_a_full_or_read_only_disk(full_fs: Path, ro_fs: Path) -> None:
     args = ["fabric", "run", "--topology", "fattree", "--k", "4", "--days", "10",
             "--no-progress", "--out"]
@@ -125,7 +123,7 @@ def test_fabric_run_on_a_full_or_read_only_disk(full_fs: Path, ro_fs: Path) -> N
     assert ro.stderr == f"lgkit: error: cannot write to {ro_fs / 'out'}: Read-only file system\n"
 
 
-@needs_root
+@pytest.mark.root
 def test_reproduce_results_on_a_full_or_read_only_disk(full_fs: Path, ro_fs: Path) -> None:
     full = lgkit("reproduce", "table4", "--quick", "--results", str(full_fs / "r"))
     assert full.returncode == 1 and full.stdout == ""

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_net_support import needs_root
+import pytest
 
 from lgkit.net.lifecycle.lock import machine_lock
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WAITER = "from lgkit.net.lifecycle.lock import machine_lock\nwith machine_lock(): print('got it')"
 
 
-@needs_root
+@pytest.mark.root
 def test_clean_refuses_while_a_run_holds_the_lock() -> None:
     with machine_lock():
         done = subprocess.run([*LGKIT, "clean"], capture_output=True, text=True, cwd=ROOT,
@@ -29,7 +29,7 @@ def test_clean_refuses_while_a_run_holds_the_lock() -> None:
                            f"pid {os.getpid()} (")
 
 
-@needs_root
+@pytest.mark.root
 def test_a_waiting_run_names_the_holder_at_once() -> None:
     with machine_lock():
         waiter = subprocess.Popen([sys.executable, "-c", WAITER], cwd=ROOT, text=True,
