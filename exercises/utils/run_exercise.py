@@ -27,7 +27,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import p4runtime_lib.simple_controller  # noqa: E402
 
 GRPC_BASE, THRIFT_BASE, START_TIMEOUT_S, BIND_TRIES = 50051, 9090, 30, 20
-RESERVED = "/proc/sys/net/ipv4/ip_local_reserved_ports"
 
 
 class ExerciseHost(Host):
@@ -84,7 +83,7 @@ class P4Switch(Switch):
         command = " ".join(self.command())
         print(command)
         for _ in range(BIND_TRIES):  # 50051+ lie in Linux's ephemeral range: an outgoing
-            if self.started(command):  # connection made before reserve_ports may hold one
+            if self.started(command):  # connection may hold one for a while (TIME-WAIT)
                 return
             with open(self.log_file) as log:
                 if "Address already in use" not in log.read():
@@ -155,7 +154,6 @@ def main():
                             **kwargs)
         return build
 
-    reserve_ports(max(len(topo["switches"]), 8))
     clash = name_clash(topo)
     if clash:
         sys.exit(f"run_exercise.py: error: {clash}")
@@ -214,20 +212,6 @@ def holder(name):
         if int(pid) != os.getpid() and any(w.endswith(wanted) for w in words):
             return f"pid {pid} ({' '.join(words).strip()[:200]})"
     return "another process"
-
-
-def reserve_ports(count):
-    """Keep the switches' ports out of Linux's ephemeral range (50051+ lie in it), so that no
-    outgoing connection takes one; kept for later runs too (only root may set it)."""
-    wanted = f"{GRPC_BASE}-{GRPC_BASE + count - 1},{THRIFT_BASE}-{THRIFT_BASE + count - 1}"
-    try:
-        with open(RESERVED) as f:
-            current = f.read().strip()
-        if wanted not in current:
-            with open(RESERVED, "w") as f:
-                f.write(f"{current},{wanted}" if current else wanted)
-    except OSError:
-        pass  # not root or no such setting: the start retries instead
 
 
 def quiet_switch_ports(net):
