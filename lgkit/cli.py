@@ -25,7 +25,7 @@ COMMAND_MODULES: dict[str, str] = {
     "soak": "lgkit.sim.cli",
     "stress": "lgkit.sim.cli",
     "bench-stress": "lgkit.sim.cli",
-    "diff-bmv2": "lgkit.sim.differential",
+    "diff-bmv2": "lgkit.control.diff_bmv2",
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",

@@ -8,6 +8,7 @@ import re
 import pytest
 from test_net_support import assert_machine_clean
 
+from lgkit.core.topology import load_spec
 from lgkit.net.inject.injectors import (
     InjectorUnavailable,
     NetemInjector,
@@ -17,7 +18,6 @@ from lgkit.net.inject.injectors import (
     netem_status,
 )
 from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.workloads.iperf import wait_listening
 

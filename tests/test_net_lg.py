@@ -15,13 +15,13 @@ from test_net_support import assert_machine_clean, network_lock
 from lgkit.control.corruptd import Corruptd, CorruptdParams
 from lgkit.control.linkguardian import copies_for
 from lgkit.control.notify import LocalNotifier
+from lgkit.core.topology import load_spec
 from lgkit.measure.results import RunStore
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.net.inject.injectors import NftInjector
 from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.runner import PhaseRunner
 from lgkit.net.spec.scenario import Flow, Scenario
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection, p4_injector
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import IperfServer, run_tcp

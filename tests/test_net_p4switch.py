@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_net_support import assert_machine_clean
 
-from lgkit.net.spec.topology import SPEC_DIR, load_spec
+from lgkit.core.topology import SPEC_DIR, load_spec
 from lgkit.net.testbed.p4switch import (
     FLAVOURS,
     THRIFT_BASE_PORT,

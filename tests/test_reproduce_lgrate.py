@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from lgkit.core.topology import load_spec
 from lgkit.measure.wirecap import RetxDelays
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import RECIRC_QUEUE_DEPTH
 from lgkit.net.testbed.testbed import QUEUE_DEPTH, Testbed
 from lgkit.reproduce import registry

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lgkit.sim.frames import FrameStream, packet_id
+from lgkit.core.frames import FrameStream, packet_id
 from lgkit.sim.scenario import HOSTS
 from lgkit.sw.exec.jobs import EgressResult, IngressJob
 from lgkit.sw.switch.clock import VirtualClock

@@ -7,8 +7,8 @@ import socket
 import subprocess
 import time
 
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
+from lgkit.core import naming
+from lgkit.core.child import stop_process
 
 DEFAULT_PORT = 6390
 "Not Redis's default 6379, so a system Redis is never touched."

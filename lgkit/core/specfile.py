@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-KIT_ROOT = Path(__file__).resolve().parents[3]
+KIT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def read_spec(

@@ -11,6 +11,7 @@ from pathlib import Path
 from lgkit.control.build import BuildError
 from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
+from lgkit.core.topology import SpecError, TopologySpec, load_spec
 from lgkit.measure.results import RESULTS_ROOT
 from lgkit.net.inject.injectors import InjectorUnavailable, make_injector
 from lgkit.net.lifecycle.experiment import experiment
@@ -24,7 +25,6 @@ from lgkit.net.spec.scenario import (
     in_range,
     load_scenario,
 )
-from lgkit.net.spec.topology import SpecError, TopologySpec, load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     frames_per_s,

@@ -28,6 +28,9 @@ from typing import Any
 
 from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_ops, ecn_ops
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
+from lgkit.core import naming
+from lgkit.core.child import stop_process
+from lgkit.core.topology import load_spec
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.p4poll import Cell, Reader, switch_reader
 from lgkit.measure.results import read_table
@@ -35,9 +38,6 @@ from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     LOOP_RATE_SHARE,

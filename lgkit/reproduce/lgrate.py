@@ -23,6 +23,7 @@ from typing import Any
 
 from finsy import P4CounterEntry
 
+from lgkit.core.topology import load_spec
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.wirecap import (
     RetxDelays,
@@ -34,7 +35,6 @@ from lgkit.measure.wirecap import (
 from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
 from lgkit.net.testbed.testbed import HOST_SHARE, LINK_RATE_MBPS, Testbed
 from lgkit.reproduce.bed import preflight as testbed_preflight

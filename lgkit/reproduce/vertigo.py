@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from lgkit.core import naming
+from lgkit.core.child import stop_process
 from lgkit.measure.metrics import tail
 from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.net.cli import preflight as net_preflight
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
 from lgkit.schemes.vertigo_control import Buffer

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lgkit.core import naming
+from lgkit.core.child import stop_process
+from lgkit.core.topology import TopologySpec, load_spec
 from lgkit.measure.p4poll import Cell, read_cells
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
-from lgkit.net.spec.topology import TopologySpec, load_spec
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.schemes.entries import to_session
 from lgkit.schemes.fabric import switch_routes

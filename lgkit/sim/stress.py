@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lgkit.control.linkguardian import LGParams
-from lgkit.sim.frames import ID_OFFSET, FrameStream, parse_lg
+from lgkit.core.frames import ID_OFFSET, FrameStream, parse_lg
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LINK_PORT, LGNet, ScenarioConfig
 from lgkit.sim.soak import _unwrap
 from lgkit.sim.timing import TimingModel

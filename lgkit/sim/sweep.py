@@ -173,7 +173,7 @@ def _run_dask(specs: list[StressSpec], index: list[int],
               scheduler: str | None) -> None:
     from dask.distributed import as_completed
 
-    from lgkit.fabric.sweep import dask_client
+    from lgkit.core.cluster import dask_client
 
     with dask_client(scheduler, workers) as client:
         futures = client.map(run_point, specs, pure=False)  # type: ignore[attr-defined]

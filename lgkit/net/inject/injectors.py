@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
+from lgkit.core import naming
 from lgkit.net.inject.lossmodel import LossModel, StateSwitcher
-from lgkit.net.lifecycle import naming
 
 INJECTORS = ("auto", "netem", "nft", "p4")
 NFT_SCALE = 1_000_000

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lgkit.core import naming
 from lgkit.measure.results import read_metadata
-from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.cleanup import clean, leftovers
 
 ACTIONS = ("sigint", "sigint x3", "sigint burst", "sigterm", "kill runner", "kill reaper+runner",

@@ -10,12 +10,13 @@ from mininet.log import setLogLevel
 from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 
+from lgkit.core.naming import node_name
+from lgkit.core.topology import WIRE, TopologySpec, next_hops
 from lgkit.net.inject.injectors import WirePorts
 from lgkit.net.lifecycle.cleanup import kill_processes, processes_in_namespace_of
 from lgkit.net.lifecycle.lock import machine_lock
-from lgkit.net.lifecycle.naming import node_name
-from lgkit.net.spec.topology import WIRE, SpecTopo, TopologySpec, next_hops
 from lgkit.net.testbed.p4switch import P4Switch
+from lgkit.net.testbed.spectopo import SpecTopo
 
 TARGETS = ("builtin", "bmv2", "lxbr")
 "builtin/bmv2 run P4 switches; lxbr (Linux bridges) exercises the plumbing without P4."

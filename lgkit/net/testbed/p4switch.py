@@ -13,8 +13,8 @@ from pathlib import Path
 
 from mininet.node import Switch
 
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
+from lgkit.core import naming
+from lgkit.core.child import stop_process
 from lgkit.sw.switch.control_service import CommandError, ControlClient
 
 GRPC_BASE_PORT = 9559

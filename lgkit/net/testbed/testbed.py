@@ -10,8 +10,8 @@ from pathlib import Path
 from lgkit.control.build import BuiltProgram, build_program
 from lgkit.control.forwarding import RouteSchema, route_entries
 from lgkit.control.session import P4RuntimeSession
+from lgkit.core.topology import TopologySpec
 from lgkit.measure.loss import PointCounts, snapshot
-from lgkit.net.spec.topology import TopologySpec
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.net.testbed.p4switch import P4Switch
 
