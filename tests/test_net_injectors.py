@@ -17,8 +17,8 @@ from lgkit.net.inject.injectors import (
     make_injector,
     netem_status,
 )
-from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.testbed.network import KitNetwork
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads.iperf import wait_listening
 
 PINGS = 2000

@@ -19,11 +19,11 @@ from lgkit.core.topology import load_spec
 from lgkit.measure.results import RunStore
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.net.inject.injectors import NftInjector
-from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.runner import PhaseRunner
 from lgkit.net.spec.scenario import Flow, Scenario
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection, p4_injector
 from lgkit.net.testbed.testbed import Testbed
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 LOSS = LossModel(0.01)

@@ -37,7 +37,6 @@ from lgkit.measure.results import read_table
 from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
 from lgkit.net.inject.injectors import Injector, make_injector
-from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     LOOP_RATE_SHARE,
@@ -49,6 +48,7 @@ from lgkit.net.testbed.lgprotection import (
 )
 from lgkit.net.testbed.testbed import LINK_RATE_MBPS, Testbed, port_commands
 from lgkit.reproduce.context import Context, ReproduceError
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads import hostconfig
 from lgkit.workloads.hostconfig import HostConfigError, HostSettings
 from lgkit.workloads.iperf import congestion_status

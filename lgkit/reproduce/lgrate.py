@@ -34,12 +34,12 @@ from lgkit.measure.wirecap import (
 )
 from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.inject.injectors import Injector, make_injector
-from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
 from lgkit.net.testbed.testbed import HOST_SHARE, LINK_RATE_MBPS, Testbed
 from lgkit.reproduce.bed import preflight as testbed_preflight
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 CORRUPTION = 1e-2

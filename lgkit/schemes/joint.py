@@ -32,7 +32,7 @@ from lgkit.schemes.pabo_control import PaboParams
 from lgkit.schemes.vertigo_control import SCHEMES, Buffer
 from lgkit.schemes.vfabric import VirtualFabric
 from lgkit.sw.exec.interp.tables import Lpm
-from lgkit.sw.switch.vnet import IidLoss
+from lgkit.sw.switch.loss import IidLoss
 
 SPEC = "leafspine16"
 LG_SWITCHES = ("l1", "s1")

@@ -37,7 +37,8 @@ from lgkit.core.frames import LgWire, packet_id, parse_lg, udp_frame
 from lgkit.sw.exec.interp.tables import Lpm, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, IidLoss, VirtualNetwork
+from lgkit.sw.switch.loss import IidLoss
+from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, VirtualNetwork
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "linkguardian.p4"
 HOST_PORT = 1

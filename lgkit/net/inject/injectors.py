@@ -9,7 +9,8 @@ from functools import cache
 from typing import Protocol
 
 from lgkit.core import naming
-from lgkit.net.inject.lossmodel import LossModel, StateSwitcher
+from lgkit.net.inject.switcher import StateSwitcher
+from lgkit.sw.switch.loss import LossModel
 
 INJECTORS = ("auto", "netem", "nft", "p4")
 NFT_SCALE = 1_000_000

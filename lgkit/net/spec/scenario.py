@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from lgkit.control.corruptd import CorruptdParams
 from lgkit.core.specfile import KIT_ROOT, read_spec
-from lgkit.net.inject.lossmodel import LossModel
+from lgkit.sw.switch.loss import LossModel
 
 SCENARIO_DIR = KIT_ROOT / "workloads"
 PHASES = ("lg_off", "lg_on", "corruptd")

@@ -16,8 +16,9 @@ from lgkit.control.linkguardian import (
     switch_setup_ops,
 )
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
-from lgkit.net.inject.lossmodel import LossModel, StateSwitcher
+from lgkit.net.inject.switcher import StateSwitcher
 from lgkit.net.testbed.testbed import Testbed
+from lgkit.sw.switch.loss import LossModel
 
 REPO = Path(__file__).resolve().parents[3]
 LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
