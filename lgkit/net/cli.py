@@ -7,8 +7,8 @@ import os
 import sys
 from typing import Any
 
+from lgkit.core.targets import DEFAULT_TARGET, TARGETS, preflight
 from lgkit.net.spec.scenario import PHASES
-from lgkit.net.testbed.network import TARGETS, check_tools
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
                     "takes ~20-30 s per run.")
     chaos.add_argument("--runs", type=int, default=20, help="how many runs to kill (20)")
     chaos.add_argument("--seed", type=int, default=1, help="random seed (1)")
-    chaos.add_argument("--target", choices=TARGETS, default="builtin",
+    chaos.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
                        help="switch implementation of the runs (builtin)")
     chaos.add_argument("--seconds", type=float, default=4.0,
                        help="flow length of each run's phases (4)")
@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--target", choices=TARGETS, default="builtin",
+    parser.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
                         help="switch implementation (default builtin; lxbr: Linux bridges, "
                              "no P4)")
     parser.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
@@ -68,21 +68,6 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                                           "(default measurements/runs)")
     parser.add_argument("--program", help="P4 program (default: p4/linkguardian.p4; "
                                           "another program runs the lg_off phase only)")
-
-
-def preflight(target: str, *more_tools: str) -> str | None:
-    """Why a Mininet testbed cannot start here (not root, a tool or BMv2 missing), or None."""
-    if os.geteuid() != 0:
-        return "this needs root (Mininet creates namespaces and interfaces)"
-    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl", *more_tools)
-    if missing:
-        return f"missing tools: {', '.join(missing)} (run `make setup`)"
-    if target == "bmv2":
-        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
-        if missing:
-            return (f"bmv2: {', '.join(missing)} not installed (BMv2 and p4c come with the "
-                    "Vagrant VM; use --target builtin here)")
-    return None
 
 
 def _clean(args: argparse.Namespace) -> int:

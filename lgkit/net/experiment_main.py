@@ -8,9 +8,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgkit.control.build import BuildError
 from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
+from lgkit.core.targets import BuildError, TargetUnavailable, target_kind
 from lgkit.core.topology import SpecError, TopologySpec, load_spec
 from lgkit.measure.results import RESULTS_ROOT
 from lgkit.net.inject.injectors import InjectorUnavailable, make_injector
@@ -32,7 +32,7 @@ from lgkit.net.testbed.lgprotection import (
     make_protection,
     p4_injector,
 )
-from lgkit.net.testbed.p4switch import SwitchError, TargetUnavailable
+from lgkit.net.testbed.p4switch import SwitchError
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import WorkloadError
 
@@ -72,10 +72,11 @@ def plan_experiment(args: argparse.Namespace, log=print) -> Plan:
         raise ExperimentError(f"no P4 program {program}")
     root = Path(args.results) if getattr(args, "results", None) else None
     _check_results(root or RESULTS_ROOT)
-    use_lg = args.target != "lxbr" and program == LG_PROGRAM and lg_available()
+    runs_p4 = target_kind(args.target).runs_p4
+    use_lg = runs_p4 and program == LG_PROGRAM and lg_available()
     phases = scenario.phases
     if not use_lg:
-        why = ("Linux bridges run no P4" if args.target == "lxbr"
+        why = (f"{args.target} runs no P4" if not runs_p4
                else f"the program is {program.name}, not {LG_PROGRAM.name}")
         skipped = [p for p in phases if p != "lg_off"]
         if skipped:

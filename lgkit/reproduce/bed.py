@@ -30,11 +30,12 @@ from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.core import naming
 from lgkit.core.child import stop_process
+from lgkit.core.targets import Bmv2, Builtin
+from lgkit.core.targets import preflight as net_preflight
 from lgkit.core.topology import load_spec
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.p4poll import Cell, Reader, switch_reader
 from lgkit.measure.results import read_table
-from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.testbed.lgprotection import (
@@ -46,7 +47,7 @@ from lgkit.net.testbed.lgprotection import (
     p4_injector,
     recirc_rate_lines,
 )
-from lgkit.net.testbed.testbed import LINK_RATE_MBPS, Testbed, port_commands
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads import hostconfig
@@ -56,7 +57,7 @@ from lgkit.workloads.iperf import congestion_status
 EXPECTED = (*NET_ERRORS, HostConfigError)
 """Failures of the testbed whose message is for the user (a switch that does not start, a
 missing tool, an injector the kernel lacks, ...): experiments export it as EXPECTED."""
-REPRODUCE_RATE_MBPS = {**LINK_RATE_MBPS, "builtin": 35.0, "bmv2": 8.0}
+REPRODUCE_RATE_MBPS = {Builtin.name: 35.0, Bmv2.name: 8.0}
 """Default link rate of the testbed experiments, per target (issue 11 item 5): below the lowest
 of the rates `lgkit reproduce lgrate` found in three or more searches (the highest at which LG
 holds no effective loss at 1e-2 corruption with its goodput within 10% of no loss). Built-in,
@@ -64,8 +65,8 @@ holds no effective loss at 1e-2 corruption with its goodput within 10% of no los
 (min / median / max), so 35 (docs/performance.md; 15 before, from 17.5 / 21.4 / 32.1 on 11-24).
 BMv2, 2026-11-28 05:35-06:44 UTC, five searches with its log level off: 9 / 9.45 / 12 Mb/s, so 8
 (docs/bmv2.md).
-The rest of the testbed (demo, `lgkit run`, tests) keeps LINK_RATE_MBPS: those run without the
-experiments' CPU priority, as pass/fail checks on a machine under any load."""
+The rest of the testbed (demo, `lgkit run`, tests) keeps the target's link_rate_mbps: those
+run without the experiments' CPU priority, as pass/fail checks on a machine under any load."""
 PAPER_RTT_US = 30.0
 "The paper's network RTT for a TCP sender (§4, testbed setup)."
 PAPER_RTO_MIN_MS = 1.0
@@ -78,11 +79,11 @@ one). Our loop port, where the Tx copies wait for their ACK, runs at the same mu
 link rate, so copies loop as often per byte sent as theirs (unlimited, a software switch would
 spin its CPU on every copy until it is ACKed). The recirculation port proper (notifications,
 pause/resume, the receiver's reordering buffer, the hold) keeps the target's setting
-(lgprotection.RECIRC_RATE_SHARE: unlimited on the built-in target, docs/protocol.md §3.1): at
+(Target.recirc_rate_share: unlimited on the built-in target, docs/protocol.md §3.1): at
 our link rate one pass of a full frame through a port at that rate takes 1.2 ms, more than a
 base RTT (Tofino's: 123 ns, 0.004 of its RTT), and the reordering buffer, a FIFO whose packets
 loop behind new arrivals, then released a held burst at half the link rate."""
-LOOP_SHARE_CAP = {"bmv2": LOOP_RATE_SHARE}
+LOOP_SHARE_CAP = {Bmv2.name: LOOP_RATE_SHARE}
 """The Tx-copy loop's highest rate per target, as a multiple of the link rate (absent: the
 paper's multiple). BMv2 recirculates every copy and serves recirculated packets before the
 frames in its input queue: at the paper's 10x (80 Mb/s on 8 Mb/s links) the LG sender's BMv2
@@ -269,7 +270,7 @@ class Bed:
         self.recirc_mbps = loop_mbps(self.ctx.target, self.rate_mbps, self.paper_link_gbps)
         layout = LGLayout()
         for switch in self.spec.protected:
-            commands = port_commands(self.ctx.target, [layout.loop_port], self.recirc_mbps)
+            commands = self.testbed.kind.port_commands([layout.loop_port], self.recirc_mbps)
             self.testbed.network.node(switch).switch_cli(
                 [c for c in commands if not c.startswith("set_queue_depth")]
                 + recirc_rate_lines(self.testbed, layout))

@@ -23,6 +23,8 @@ from typing import Any
 
 from finsy import P4CounterEntry
 
+from lgkit.core.targets import preflight as net_preflight
+from lgkit.core.targets import target_kind
 from lgkit.core.topology import load_spec
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.wirecap import (
@@ -32,10 +34,9 @@ from lgkit.measure.wirecap import (
     read_pcap,
     retransmission_delays,
 )
-from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.inject.injectors import Injector, make_injector
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
-from lgkit.net.testbed.testbed import HOST_SHARE, LINK_RATE_MBPS, Testbed
+from lgkit.net.testbed.testbed import HOST_SHARE, Testbed
 from lgkit.reproduce.bed import preflight as testbed_preflight
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
@@ -185,7 +186,7 @@ class RateBed:
         self.max_effective = max_effective
         self.spec = load_spec("fig7")
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
-                               rate_mbps=LINK_RATE_MBPS[ctx.target], log=ctx.log,
+                               rate_mbps=target_kind(ctx.target).link_rate_mbps, log=ctx.log,
                                plain_bridges=plain_bridges)
         self.protection = None
         self.injector: Injector | None = None
@@ -243,7 +244,7 @@ class RateBed:
 
     def passes(self) -> dict[str, int]:
         """Pipeline passes so far per switch (built-in target only; BMv2 does not count)."""
-        if self.ctx.target != "builtin":
+        if not self.testbed.kind.reports_drops:
             return {}
         total = {}
         for switch in self.testbed.network.p4_switch_names():
@@ -290,7 +291,7 @@ class RateBed:
                      delta.actual_loss, delta.effective_loss, retransmits, lg["retx"],
                      lg["timeouts"], tx_max, rx_max, lg["dummies"], lg["acks"], lg["pauses"],
                      timeout_ms, *delay_percentiles(delays),
-                     describe_losses(lost) if self.ctx.target == "builtin" else "n/a",
+                     describe_losses(lost) if self.testbed.kind.reports_drops else "n/a",
                      " ".join(f"{s} {c:.2f}" for s, c in cpu.items()),
                      " ".join(f"{s} {p:.1f}" for s, p in passes.items()),
                      round(os.getloadavg()[0], 2), passed, why)
@@ -344,7 +345,7 @@ def run(ctx: Context) -> list[Comparison]:
     if options.repeat < 1 or not 0 <= options.max_effective_loss < 1:
         raise ValueError("--repeat must be >= 1 and --max-effective-loss in [0, 1)")
     seconds = options.seconds or (3.0 if ctx.quick else 10.0)
-    start = options.start_mbps or LINK_RATE_MBPS[ctx.target]
+    start = options.start_mbps or target_kind(ctx.target).link_rate_mbps
     probes: list[Probe] = []
     bed = RateBed(ctx, seconds, options.injector, options.plain_bridges,
                   options.max_effective_loss)

@@ -11,11 +11,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from lgkit.core.targets import DEFAULT_TARGET, P4_TARGETS
 from lgkit.measure.results import RunStore
 from lgkit.reproduce.context import (
     DEFAULT_TIME_LIMIT_S,
     QUICK_TIME_LIMIT_S,
-    TARGETS,
     Context,
     Log,
     ReproduceError,
@@ -33,7 +33,7 @@ def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
     common.add_argument("--quick", action="store_true",
                         help=f"the smallest run that shows the effect "
                              f"(within {QUICK_TIME_LIMIT_S:g} s)")
-    common.add_argument("--target", choices=TARGETS, default="builtin",
+    common.add_argument("--target", choices=P4_TARGETS, default=DEFAULT_TARGET,
                         help="switch implementation (default builtin)")
     common.add_argument("--seed", type=int, default=1, help="seed of every random choice")
     common.add_argument("--time-limit", type=float, metavar="S",

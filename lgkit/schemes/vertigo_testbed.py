@@ -22,6 +22,7 @@ from typing import Any
 
 from lgkit.core import naming
 from lgkit.core.child import stop_process
+from lgkit.core.targets import DEFAULT_TARGET
 from lgkit.core.topology import TopologySpec, load_spec
 from lgkit.measure.p4poll import Cell, read_cells
 from lgkit.net.testbed.testbed import Testbed
@@ -117,7 +118,7 @@ def _routes(host: Host) -> list[str]:
 class VertigoBed:
     """Start once, switch schemes at run time, stop."""
 
-    def __init__(self, work_dir: Path, target: str = "builtin", rate_mbps: float | None = None,
+    def __init__(self, work_dir: Path, target: str = DEFAULT_TARGET, rate_mbps: float | None = None,
                  buffer: Buffer = DEFAULT_BUFFER, spec: str = "leafspine16",
                  log: Log = print) -> None:
         self.spec: TopologySpec = load_spec(spec)

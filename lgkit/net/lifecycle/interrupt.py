@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lgkit.core import naming
+from lgkit.core.targets import target_kind
 from lgkit.measure.results import read_metadata
 from lgkit.net.lifecycle.cleanup import clean, leftovers
 
@@ -121,7 +122,7 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
                   seconds: float, rng: random.Random, after: str = "") -> Outcome:
     """Start one run and interrupt it `at_s` seconds after its log first shows `after` (a line's
     beginning; "": after it started)."""
-    phases = "[lg_off, corruptd]" if target != "lxbr" else "[lg_off]"
+    phases = "[lg_off, corruptd]" if target_kind(target).runs_p4 else "[lg_off]"
     scenario = workdir / f"run{index}.yaml"
     scenario.write_text(SCENARIO.format(seconds=seconds, phases=phases))
     log = workdir / f"run{index}.log"

@@ -10,6 +10,7 @@ from pathlib import Path
 from lgkit.control.build import BuiltProgram, build_program
 from lgkit.control.forwarding import RouteSchema, route_entries
 from lgkit.control.session import P4RuntimeSession
+from lgkit.core.targets import target_kind
 from lgkit.core.topology import TopologySpec
 from lgkit.measure.loss import PointCounts, snapshot
 from lgkit.net.testbed.network import KitNetwork
@@ -17,24 +18,6 @@ from lgkit.net.testbed.p4switch import P4Switch
 
 REPO = Path(__file__).resolve().parents[3]
 BASIC_PROGRAM = REPO / "p4" / "basic.p4"
-
-LINK_RATE_MBPS = {"builtin": 10.0, "bmv2": 2.5}
-"""Default link rate per target: what one switch process forwards with LinkGuardian on (every
-protected packet also loops through recirculation until acknowledged) on 2 shared cores.
-BMv2: `lgkit reproduce lgrate --target bmv2` found 2.8 Mb/s the highest rate with no effective
-loss at 1e-2 corruption and LG's goodput within 10% of no loss (docs/bmv2.md); 2.5 leaves a
-margin for a busy machine."""
-
-QUEUE_DEPTH = {"builtin": 1024, "bmv2": 256}
-"""Packets per port queue, per target: absorbs the scheduling hiccups of software switches on a
-busy host and the bursts LinkGuardian lets out at once: the sender's hold (its stand-in for a
-paused queue) and the receiver's reordering buffer can each release what they hold, up to the
-built-in switch's recirculation capacity (1024 packets), and a software switch's recovery
-takes tens of ms, hundreds of packets at 50-75 Mb/s. At 256 those releases overflowed the LG
-sender's protected port and the receiver's port onward: packets lost before LG numbered them
-or after it delivered them, which it cannot recover (docs/performance.md, 2026-11-28). The
-hosts' tbf is the bottleneck (HOST_SHARE), so the queues are short otherwise. BMv2 (at most a
-few Mb/s) keeps 256, as measured there (docs/bmv2.md)."""
 
 PIPELINE_DROPS = ("ingress_drop", "egress_drop")
 """`show_drops` causes the P4 program decided (LinkGuardian drops acknowledged Tx copies, spare
@@ -60,7 +43,8 @@ class Testbed:
         """`routes`: install the kit's /32 routes (programs with an `*ipv4_lpm` table); a
         program with other tables gets its entries from the caller, through `sessions`."""
         self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
-        self.rate_mbps = rate_mbps if rate_mbps is not None else LINK_RATE_MBPS.get(target)
+        self.kind = target_kind(target)
+        self.rate_mbps = rate_mbps if rate_mbps is not None else self.kind.link_rate_mbps
         self.log = log
         self.routes = routes
         self.network = KitNetwork(spec, target, log_dir=work_dir / "logs",
@@ -73,7 +57,7 @@ class Testbed:
     @property
     def is_p4(self) -> bool:
         """True unless the switches are plain Linux bridges."""
-        return self.target != "lxbr"
+        return self.kind.runs_p4
 
     def start(self) -> Testbed:
         """Build the program, start the network, push pipeline, routes and rates."""
@@ -102,8 +86,8 @@ class Testbed:
                  f"(paper {paper / 1000:g} Gb/s, scale 1/{paper / self.rate_mbps:.0f})")
         for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
-            node.switch_cli(port_commands(self.target, [p for p, _ in node.port_map()],
-                                          self.rate_mbps))
+            node.switch_cli(self.kind.port_commands([p for p, _ in node.port_map()],
+                                                    self.rate_mbps))
         host_mbps = self.rate_mbps * HOST_SHARE
         for host in self.spec.hosts:
             node = self.network.node(host)
@@ -120,7 +104,7 @@ class Testbed:
     def drop_counts(self) -> dict[tuple[str, str], int]:
         """(switch, cause) -> packets the switch dropped so far (built-in target only: BMv2's
         runtime CLI has no drop report)."""
-        if self.target != "builtin":
+        if not self.kind.reports_drops:
             return {}
         counts = {}
         for switch in self.network.p4_switch_names():
@@ -147,13 +131,3 @@ class Testbed:
                 print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
         self.sessions.clear()
         self.network.stop()
-
-
-def port_commands(target: str, ports: list[int], rate_mbps: float) -> list[str]:
-    """Runtime-CLI lines that cap every port at rate_mbps (BMv2: queue rate in 1500 B pps) and
-    give its queues the target's QUEUE_DEPTH packets."""
-    depths = [f"set_queue_depth {QUEUE_DEPTH[target]} {port}" for port in ports]
-    if target == "bmv2":
-        pps = max(1, round(rate_mbps * 1e6 / (8 * 1500)))
-        return depths + [f"set_queue_rate {pps} {port}" for port in ports]
-    return depths + [f"set_port_rate {round(rate_mbps * 1e6)} {port}" for port in ports]
