@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from lgkit.core.targets import DEFAULT_TARGET, TARGETS, preflight
+from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
+from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.spec.scenario import PHASES
 
 
@@ -58,8 +60,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
                         help="switch implementation (default builtin; lxbr: Linux bridges, "
                              "no P4)")
-    parser.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
-                        help="corruption injector (auto: netem, else nft)")
+    parser.add_argument("--injector", choices=INJECTOR_CHOICES, default="auto",
+                        help=f"corruption injector (auto: {', else '.join(INJECTOR_AUTO)})")
     parser.add_argument("--notifier", choices=("redis", "local"), default="redis",
                         help="corruptd's channel to the switch control")
     parser.add_argument("--rate-mbps", type=float, help="link rate (default: per target)")
@@ -128,7 +130,7 @@ def _run(args: argparse.Namespace) -> int:
         problem = preflight(args.target)
         if problem:
             raise ExperimentError(problem)
-        run_experiment(plan, args)
+        run_experiment(plan)
     except ExperimentError as exc:
         print(f"lgkit: error: {exc}", file=sys.stderr)
         return 1

@@ -37,14 +37,13 @@ from lgkit.measure.loss import PointCounts
 from lgkit.measure.p4poll import Cell, Reader, switch_reader
 from lgkit.measure.results import read_table
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
-from lgkit.net.inject.injectors import Injector, make_injector
+from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
+from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     LOOP_RATE_SHARE,
     TestbedProtection,
-    frames_per_s,
     make_protection,
-    p4_injector,
     recirc_rate_lines,
 )
 from lgkit.net.testbed.testbed import Testbed
@@ -146,8 +145,8 @@ def add_testbed_arguments(group: Any, realtime: bool = False) -> None:
                        help="link rate (default: the target's LG rate, "
                             f"{', '.join(f'{t} {r:g}' for t, r in REPRODUCE_RATE_MBPS.items())} "
                             "Mb/s; lgkit reproduce lgrate measures it)")
-    group.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
-                       help="corruption injector (auto: netem, else nft)")
+    group.add_argument("--injector", choices=INJECTOR_CHOICES, default="auto",
+                       help=f"corruption injector (auto: {', else '.join(INJECTOR_AUTO)})")
     group.add_argument("--nice", type=int, default=NICE,
                        help=f"CPU priority of the testbed's processes (default {NICE}: ahead "
                             "of other work on the machine; 0 to leave it)")
@@ -226,9 +225,8 @@ class Bed:
         rate = rate_mbps or getattr(options, "rate_mbps", None) or REPRODUCE_RATE_MBPS.get(
             ctx.target)
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
-                               rate_mbps=rate, log=self.log)
-        self.injector_choice = getattr(options, "injector", "auto")
-        self.injector: Injector | None = None
+                               rate_mbps=rate, log=self.log,
+                               injector=getattr(options, "injector", "auto"))
         self.loss = 0.0
         self.protection: TestbedProtection | None = None
         self.mode = "off"
@@ -237,7 +235,6 @@ class Bed:
         self.paper_gbps: float | None = None
         self.recirc_mbps = math.nan
         self._old_nice: int | None = None
-        self._said: set[str] = set()
 
     @property
     def rate_mbps(self) -> float:
@@ -339,28 +336,14 @@ class Bed:
 
     # ------------------------------------------------------------------------- corruption
 
-    def _say(self, line: str) -> None:
-        if line not in self._said:
-            self._said.add(line)
-            self.log(line)
-
     def set_loss(self, rate: float) -> None:
         """Corrupt the protected link i.i.d. at `rate` from now on (0: no corruption)."""
-        if self.injector is not None:
-            self.injector.stop()
-            self.injector = None
+        self.testbed.stop_corruption()
         self.loss = rate
         if rate <= 0:
             return
-        model = LossModel(rate, "iid")
-        if self.injector_choice == "p4":
-            self.injector = p4_injector(self.testbed, model, self._say)
-        else:
-            self.injector = make_injector(self.injector_choice,
-                                          self.testbed.network.wire_ports(), model, self._say,
-                                          frames_per_s(self.testbed))
-        self.injector.start()
-        self.ctx.note(injector=self.injector.describe())
+        injector = self.testbed.corrupt(LossModel(rate, "iid"))
+        self.ctx.note(injector=injector.describe())
 
     # ------------------------------------------------------------------------- LinkGuardian
 
@@ -449,11 +432,8 @@ class Bed:
     def stop(self) -> None:
         """Corruption off, LG off, network down."""
         try:
-            if self.injector is not None:
-                self.injector.stop()
-                self.injector = None
-        finally:
             self.testbed.stop()
+        finally:
             if self._old_nice is not None:
                 os.setpriority(os.PRIO_PROCESS, 0, self._old_nice)
             if os.sched_getscheduler(0) != os.SCHED_OTHER:

@@ -34,7 +34,8 @@ from lgkit.measure.wirecap import (
     read_pcap,
     retransmission_delays,
 )
-from lgkit.net.inject.injectors import Injector, make_injector
+from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
+from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
 from lgkit.net.testbed.testbed import HOST_SHARE, Testbed
 from lgkit.reproduce.bed import preflight as testbed_preflight
@@ -182,14 +183,13 @@ class RateBed:
     def __init__(self, ctx: Context, seconds: float, injector: str,
                  plain_bridges: bool = False,
                  max_effective: float = MAX_EFFECTIVE_LOSS) -> None:
-        self.ctx, self.seconds, self.injector_choice = ctx, seconds, injector
+        self.ctx, self.seconds = ctx, seconds
         self.max_effective = max_effective
         self.spec = load_spec("fig7")
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
                                rate_mbps=target_kind(ctx.target).link_rate_mbps, log=ctx.log,
-                               plain_bridges=plain_bridges)
+                               plain_bridges=plain_bridges, injector=injector)
         self.protection = None
-        self.injector: Injector | None = None
         self.sender, self.receiver = self.spec.protected
 
     def start(self) -> RateBed:
@@ -209,13 +209,6 @@ class RateBed:
             time.sleep(SETTLE_S)
             delta = self.testbed.counts() - before
         return tcp.goodput_mbps, tcp.retransmits, delta
-
-    def _injector(self) -> Injector:
-        if self.injector is None:
-            self.injector = make_injector(self.injector_choice,
-                                          self.testbed.network.wire_ports(),
-                                          LossModel(CORRUPTION, "iid"), self.ctx.log)
-        return self.injector
 
     def counter(self, switch: str, name: str, neighbour: str) -> int:
         """An LG packet counter at the switch's port facing neighbour (over P4Runtime)."""
@@ -259,8 +252,7 @@ class RateBed:
         self.ctx.check_time(f"{rate_mbps:g} Mb/s")
         self.testbed.set_rate(rate_mbps)
         clean_mbps, _, _ = self._flow()
-        injector = self._injector()
-        injector.start()
+        self.testbed.corrupt(LossModel(CORRUPTION, "iid"))
         tx, rx = self.sender, self.receiver
         try:
             self.protection.enable(CORRUPTION)
@@ -280,7 +272,7 @@ class RateBed:
             rx_max = self.register(rx, "lg_rx_buf_max_pkts", tx)
             timeout_ms = self.protection.params(CORRUPTION).ack_timeout_us / 1000
         finally:
-            injector.stop()
+            self.testbed.stop_corruption()
             self.protection.disable()
         delays = (retransmission_delays(lg_data_frames(read_pcap(pcap))) if pcap.exists()
                   else RetxDelays([], 0))
@@ -326,8 +318,8 @@ def add_arguments(group: Any) -> None:
                        help="length of each TCP flow (default 10, --quick 3)")
     group.add_argument("--rates", type=float, nargs="+", metavar="MBPS",
                        help="probe exactly these rates instead of searching")
-    group.add_argument("--injector", choices=("auto", "netem", "nft"), default="auto",
-                       help="corruption injector (auto: netem, else nft)")
+    group.add_argument("--injector", choices=INJECTOR_CHOICES, default="auto",
+                       help=f"corruption injector (auto: {', else '.join(INJECTOR_AUTO)})")
     group.add_argument("--max-effective-loss", type=float, default=MAX_EFFECTIVE_LOSS,
                        help="highest effective loss a passing rate may show (default 0: none; "
                             "issue 11 allows 1e-4)")

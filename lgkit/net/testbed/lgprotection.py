@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
-from finsy import P4CounterEntry
-
 from lgkit.control.linkguardian import (
     LGLayout,
     LGParams,
     ProtectedLink,
     apply_ops,
-    corruption_ops,
     switch_setup_ops,
 )
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.core.targets import target_kind
-from lgkit.net.inject.switcher import StateSwitcher
-from lgkit.net.testbed.testbed import Testbed
-from lgkit.sw.switch.loss import LossModel
+from lgkit.net.testbed.testbed import FRAME_BITS, LG_PROGRAM, Testbed, frames_per_s
 
-REPO = Path(__file__).resolve().parents[3]
-LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
-FRAME_BITS = 1514 * 8
 TIMEOUT_FRAMES = 20
 "ackNoTimeout on scaled links: at least this many full frame times (7 us is ~60 frames at 100G)."
 RESUME_WINDOW_US = 20_000
@@ -45,12 +34,9 @@ link's full-size frame rate: each copy is checked about LOOP_RATE_SHARE times wh
 runs full, instead of spinning through the pipeline as fast as the CPU allows (like Tofino's
 recirculation port, whose bandwidth is fixed). It must stay above 1: every copy needs at least
 one check after its ACK arrives."""
-DROP_COUNTER = "lg_cnt_corrupt_drops"
-"The LG program's count of frames its corruption emulator dropped, per port."
 MIN_LOSS = 1e-9
 "Eq. 2 needs a loss rate > 0; a link measured loss-free is treated as this."
 
-Log = Callable[[str], None]
 
 
 def lg_available() -> bool:
@@ -97,7 +83,7 @@ class TestbedProtection:
         """Runtime-CLI lines for the current link rate: the loop port's queue rate, the
         recirculation port's (recirc_rate_lines) and the protected ports' courier queue rate (a
         share of 0 = unlimited)."""
-        frames = frames_per_s(self.testbed)
+        frames = frames_per_s(self.testbed.rate_mbps)
         sender, receiver = self.testbed.spec.protected
         lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}",
                           *recirc_rate_lines(self.testbed, self.layout)]
@@ -164,69 +150,9 @@ def recirc_rate_lines(testbed: Testbed, layout: LGLayout) -> list[str]:
     share = target_kind(testbed.target).recirc_rate_share
     if not share:
         return []
-    return [f"set_queue_rate {share * frames_per_s(testbed):.0f} {layout.recirc_port}"]
+    return [f"set_queue_rate {share * frames_per_s(testbed.rate_mbps):.0f} {layout.recirc_port}"]
 
 
 def make_protection(testbed: Testbed, target_loss: float) -> TestbedProtection:
     """LG control of the testbed's protected link (switch setup written once)."""
     return TestbedProtection(testbed, target_loss)
-
-
-class P4Dropper:
-    """The in-P4 corruption emulator on the LG sender's protected port (`drop_threshold`)."""
-
-    name = "p4"
-
-    def __init__(self, testbed: Testbed, model: LossModel, frames_per_s: float) -> None:
-        sender, receiver = testbed.spec.protected
-        self.switch, self.port = sender, testbed.network.port(sender, receiver)
-        self.writer = P4RuntimeLGWriter(testbed.sessions[sender])
-        self.model = model
-        self._switcher = (StateSwitcher(model, self._apply, frames_per_s)
-                          if model.kind == "ge" else None)
-
-    def _apply(self, rate: float) -> None:
-        apply_ops(self.writer, corruption_ops(self.port, rate))
-
-    def dropped(self) -> int:
-        """Frames the dropper has taken off the link so far."""
-        entries = self.writer.session.read(P4CounterEntry(DROP_COUNTER, index=self.port))
-        return int(entries[0].data.packet_count) if entries and entries[0].data else 0
-
-    def start(self) -> None:
-        """Set the drop probability (or alternate it for Gilbert-Elliott)."""
-        if self.model.kind == "iid":
-            self._apply(self.model.rate)
-            return
-        self._apply(0.0)
-        self._switcher.start()
-
-    def stop(self) -> None:
-        """No more drops."""
-        if self._switcher is not None:
-            self._switcher.stop()
-        self._apply(0.0)
-
-    def describe(self) -> str:
-        """One line for the user."""
-        timing = f"; {self._switcher.describe()}" if self._switcher is not None else ""
-        return (f"in-P4 dropper on {self.switch} port {self.port} (after the LG header), "
-                f"{self.model.describe()}{timing}")
-
-
-def frames_per_s(testbed: Testbed) -> float:
-    """Full-size frames per second at the testbed's link rate (Linux bridges: 100 Mb/s)."""
-    return (testbed.rate_mbps or 100.0) * 1e6 / FRAME_BITS
-
-
-def p4_injector(testbed: Testbed, model: LossModel, log: Log = print) -> P4Dropper:
-    """The in-P4 dropper (LG program only); prints the chosen injector."""
-    from lgkit.net.inject.injectors import InjectorUnavailable
-
-    if testbed.program != LG_PROGRAM or not testbed.is_p4:
-        raise InjectorUnavailable("p4: unavailable (needs the LinkGuardian program on a P4 "
-                                  "target)")
-    injector = P4Dropper(testbed, model, frames_per_s(testbed))
-    testbed.unseen_drops = injector.dropped
-    log(f"injector: {injector.describe()}")
-    return injector

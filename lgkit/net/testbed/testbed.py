@@ -13,11 +13,17 @@ from lgkit.control.session import P4RuntimeSession
 from lgkit.core.targets import target_kind
 from lgkit.core.topology import TopologySpec
 from lgkit.measure.loss import PointCounts, snapshot
+from lgkit.net.inject.injectors import Injector, LGSender, LinkAccess
+from lgkit.net.inject.registry import make_injector
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.net.testbed.p4switch import P4Switch
+from lgkit.sw.switch.loss import LossModel
 
 REPO = Path(__file__).resolve().parents[3]
 BASIC_PROGRAM = REPO / "p4" / "basic.p4"
+LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
+FRAME_BITS = 1514 * 8
+"A full-size Ethernet frame (1500-byte payload and header, no FCS)."
 
 PIPELINE_DROPS = ("ingress_drop", "egress_drop")
 """`show_drops` causes the P4 program decided (LinkGuardian drops acknowledged Tx copies, spare
@@ -32,16 +38,18 @@ Log = Callable[[str], None]
 
 
 class Testbed:
-    """KitNetwork + P4Runtime sessions + routes + port rates, started and stopped as one."""
+    """The testbed every experiment runs on: KitNetwork + P4Runtime sessions + routes + port
+    rates + the corruption injector, started and stopped as one."""
 
     __test__ = False  # not a pytest class
 
     def __init__(self, spec: TopologySpec, target: str, work_dir: Path,
                  program: Path = BASIC_PROGRAM, rate_mbps: float | None = None,
                  log: Log = print, plain_bridges: bool = False, priority_queues: int = 3,
-                 routes: bool = True) -> None:
+                 routes: bool = True, injector: str = "auto") -> None:
         """`routes`: install the kit's /32 routes (programs with an `*ipv4_lpm` table); a
-        program with other tables gets its entries from the caller, through `sessions`."""
+        program with other tables gets its entries from the caller, through `sessions`.
+        `injector`: a name of the injector registry (or auto), used by `corrupt`."""
         self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
         self.kind = target_kind(target)
         self.rate_mbps = rate_mbps if rate_mbps is not None else self.kind.link_rate_mbps
@@ -51,8 +59,13 @@ class Testbed:
                                   priority_queues=priority_queues, plain_bridges=plain_bridges)
         self.sessions: dict[str, P4RuntimeSession] = {}
         self.built: BuiltProgram | None = None
+        self.injector_choice = injector
+        self.injector: Injector | None = None
+        "The injector corrupting the protected link now, if any."
         self.unseen_drops: Callable[[], int] | None = None
-        "Frames dropped inside the LG sender after point B (the in-P4 dropper), if any."
+        """Frames dropped inside the LG sender after point B (the in-P4 dropper's counter),
+        kept after the injector stops: they stay counted at B."""
+        self._said: set[str] = set()
 
     @property
     def is_p4(self) -> bool:
@@ -94,6 +107,40 @@ class Testbed:
             node.cmd(f"tc qdisc replace dev {node.defaultIntf().name} root tbf "
                      f"rate {host_mbps:.3f}mbit burst 16kb latency 100ms")
 
+    def link_access(self) -> LinkAccess:
+        """Where injectors can drop: the wire's ports, and the LG sender's port when the LG
+        program runs on a P4 target."""
+        lg_sender = None
+        if self.is_p4 and self.program == LG_PROGRAM:
+            sender, receiver = self.spec.protected
+            lg_sender = LGSender(sender, self.network.port(sender, receiver),
+                                 self.sessions[sender])
+        return LinkAccess(self.network.wire_ports(), frames_per_s(self.rate_mbps), lg_sender)
+
+    def corrupt(self, model: LossModel, choice: str | None = None,
+                log: Log | None = None) -> Injector:
+        """Corrupt the protected link with `model` from now on, with the injector `choice`
+        (default: the testbed's); replaces the injector in use. Each distinct line about the
+        choice is logged once per testbed."""
+        self.stop_corruption()
+        say = log or self._say
+        self.injector = make_injector(choice or self.injector_choice, self.link_access(),
+                                      model, say)
+        self.unseen_drops = self.injector.unseen_drops
+        self.injector.start()
+        return self.injector
+
+    def _say(self, line: str) -> None:
+        if line not in self._said:
+            self._said.add(line)
+            self.log(line)
+
+    def stop_corruption(self) -> None:
+        """Stop the injector in use, if any (its rules removed)."""
+        if self.injector is not None:
+            self.injector.stop()
+            self.injector = None
+
     def counts(self) -> PointCounts:
         """Counters at A-D now (B includes frames the in-P4 dropper took off the link)."""
         counts = snapshot(self.network.counter)
@@ -123,7 +170,8 @@ class Testbed:
         return {key: count for key, count in gained.items() if count > 0}
 
     def stop(self) -> None:
-        """Close sessions and stop the network (safe to call twice)."""
+        """Stop the injector, close sessions and stop the network (safe to call twice)."""
+        self.stop_corruption()
         for session in self.sessions.values():
             try:
                 session.close()
@@ -131,3 +179,8 @@ class Testbed:
                 print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
         self.sessions.clear()
         self.network.stop()
+
+
+def frames_per_s(rate_mbps: float | None) -> float:
+    """Full-size frames per second at a link rate (None, Linux bridges: 100 Mb/s)."""
+    return (rate_mbps or 100.0) * 1e6 / FRAME_BITS
