@@ -91,7 +91,7 @@ def neighbours(spec: TopologySpec) -> dict[str, list[str]]:
         adj[y].append(x)
     a, b = spec.protected
     for node, other in ((a, b), (b, a)):
-        adj[node].sort(key=lambda n, o=other: n != o)
+        adj[node] = [n for n in adj[node] if n == other] + [n for n in adj[node] if n != other]
     return adj
 
 

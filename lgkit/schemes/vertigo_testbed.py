@@ -138,6 +138,7 @@ class VertigoBed(Testbed):
     def start(self, host_settings: HostSettings | None = None) -> VertigoBed:
         """Network, tables, rates, host settings (default: the kit's) and FCT servers."""
         super().start()
+        assert self.rate_mbps is not None, "a P4 target sets the link rate"
         host_settings = host_settings or HostSettings()
         for index, switch in enumerate(self.spec.switches):
             session = self.sessions[switch]
