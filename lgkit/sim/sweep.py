@@ -75,8 +75,8 @@ def law_points(scale: Scale, seed: int) -> list[StressSpec]:
 
 
 CODE = [Path(__file__).resolve().parents[1] / part for part in (
-    "sim/stress.py", "sim/timing.py", "sim/scenario.py", "sim/frames.py", "sw/switch/vnet.py",
-    "sw/switch/tm.py", "sw/switch/switch.py", "control/linkguardian.py")]
+    "sim/stress.py", "sim/timing.py", "sim/scenario.py", "core/frames.py", "sw/switch/vnet.py",
+    "sw/switch/loss.py", "sw/switch/tm.py", "sw/switch/switch.py", "control/linkguardian.py")]
 PROGRAM_DIR = Path(__file__).resolve().parents[2] / "p4"
 
 

@@ -170,15 +170,18 @@ class Testbed:
         return {key: count for key, count in gained.items() if count > 0}
 
     def stop(self) -> None:
-        """Stop the injector, close sessions and stop the network (safe to call twice)."""
-        self.stop_corruption()
-        for session in self.sessions.values():
-            try:
-                session.close()
-            except Exception as exc:  # noqa: BLE001 (closing must go on for the others)
-                print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
-        self.sessions.clear()
-        self.network.stop()
+        """Stop the injector, close sessions and stop the network (safe to call twice; the
+        network stops even if the injector or a session fails to)."""
+        try:
+            self.stop_corruption()
+        finally:
+            for session in self.sessions.values():
+                try:
+                    session.close()
+                except Exception as exc:  # noqa: BLE001 (closing must go on for the others)
+                    print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
+            self.sessions.clear()
+            self.network.stop()
 
 
 def frames_per_s(rate_mbps: float | None) -> float:
