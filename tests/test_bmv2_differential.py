@@ -13,7 +13,7 @@ from lgkit.control.diff_bmv2 import random_sequence
 from lgkit.control.lg_stf import random_lg_stf
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
-from lgkit.sw.tools.bmv2_stf import Bmv2Cli, missing_tools
+from lgkit.sw.tools.bmv2_stf import Bmv2Cli
 from lgkit.sw.tools.differential import LG_PROGRAM, LG_STF_DIR, REPO, Differential, stf_suites
 from lgkit.sw.tools.stf import parse_stf
 
