@@ -7,7 +7,8 @@ import importlib
 import os
 import signal
 import sys
-from typing import NoReturn
+
+from lgkit.core.argtypes import OneLineParser
 
 # Each module defines `register(subparsers) -> None`, adding its subcommands with
 # `set_defaults(func=...)`; `func(args) -> int` returns the exit code. Only the module of the
@@ -25,7 +26,7 @@ COMMAND_MODULES: dict[str, str] = {
     "soak": "lgkit.sim.cli",
     "stress": "lgkit.sim.cli",
     "bench-stress": "lgkit.sim.cli",
-    "diff-bmv2": "lgkit.sim.differential",
+    "diff-bmv2": "lgkit.control.diff_bmv2",
     "clean": "lgkit.net.cli",
     "demo": "lgkit.net.cli",
     "run": "lgkit.net.cli",
@@ -35,15 +36,6 @@ COMMAND_MODULES: dict[str, str] = {
     "toolchain": "lgkit.course.cli",
     "reproduce": "lgkit.reproduce.cli",
 }
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Usage errors as one line `lgkit: error: COMMAND: message` (exit status 2, argparse's for
-    usage errors), the whole usage being one `--help` away; subcommand parsers inherit it."""
-
-    def error(self, message: str) -> NoReturn:
-        command = self.prog.removeprefix("lgkit").strip()
-        self.exit(2, f"lgkit: error: {command + ': ' if command else ''}{message}\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

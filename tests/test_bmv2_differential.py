@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from lgkit.cli import main
-from lgkit.sim.differential import LG_PROGRAM, LG_STF_DIR, REPO, Differential, stf_suites
-from lgkit.sim.lg_stf import random_lg_stf
+from lgkit.control.diff_bmv2 import random_sequence
+from lgkit.control.lg_stf import random_lg_stf
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.tools.bmv2_stf import Bmv2Cli
+from lgkit.sw.tools.differential import LG_PROGRAM, LG_STF_DIR, REPO, Differential, stf_suites
 from lgkit.sw.tools.stf import parse_stf
 
 
@@ -43,7 +44,7 @@ def test_every_p4_program_with_stf_tests_is_compared() -> None:
 @pytest.mark.bmv2
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_lg_sequences_agree(differential: Differential, seed: int) -> None:
-    outcome = differential.random(seed, 50)
+    outcome = random_sequence(differential, seed, 50)
     assert not outcome.differences, "\n".join(outcome.differences)
     assert outcome.packets_out > 0 and outcome.values > 300
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from lgkit.course.generate import EXERCISES_DIR, PROGRAM
-from lgkit.sim.differential import REPO, stf_suites
 from lgkit.sw.exec.passclock import PASS_NS, PassClock
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.frontend.diagnostics import P4Error
 from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.tools.differential import REPO, stf_suites
 from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
 
 COSTS = (PASS_NS // 10, PASS_NS, PASS_NS * 10)

@@ -8,6 +8,18 @@ from pathlib import Path
 
 LGKIT = Path(__file__).resolve().parents[1] / "lgkit"
 
+# Packages of lgkit, lowest layer first: a package imports only from layers below its own (and
+# itself); packages of one layer do not import each other.
+LAYERS = [
+    {"sw"},
+    {"core"},
+    {"control", "measure", "workloads", "fabric", "course"},
+    {"net", "sim"},
+    {"schemes"},
+    {"reproduce"},
+    {"cli"},
+]
+
 # Rooms of a package, lowest first: a room imports only from rooms before it (and itself).
 ROOM_ORDER = {
     "lgkit.sw": ["lang", "exec", "p4runtime", "switch", "tools"],
@@ -113,6 +125,12 @@ def _room(module: str, package: str) -> str | None:
     return rest[0] if module.startswith(package + ".") and len(rest) > 1 else None
 
 
+def _layer(module: str) -> int:
+    """The layer of a module of lgkit (lgkit/__init__.py counts as the lowest)."""
+    package = module.split(".")[1] if "." in module else ""
+    return next((i for i, layer in enumerate(LAYERS) if package in layer), -1)
+
+
 def test_graph_sees_the_whole_package() -> None:
     graph = _graph()
     assert "lgkit.sw.exec.pipeline" in graph and "lgkit.net.cli" in graph
@@ -149,5 +167,22 @@ def test_rooms_import_downwards() -> None:
                 if here in order and there in order and order.index(there) > order.index(here):
                     bad.append(f"{module} ({here}) imports {dep} ({there})")
     assert not bad, "rooms import only rooms below them (see docs/design.md):\n" + "\n".join(
+        sorted(bad)
+    )
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {m.split(".")[1] for m in _graph() if "." in m}
+    assert packages == set().union(*LAYERS), "add new packages to LAYERS (and docs/design.md)"
+
+
+def test_packages_import_downwards() -> None:
+    bad = []
+    for module, deps in _graph().items():
+        for dep in deps:
+            here, there = _layer(module), _layer(dep)
+            if there > here or (there == here and dep.split(".")[1] != module.split(".")[1]):
+                bad.append(f"{module} (layer {here}) imports {dep} (layer {there})")
+    assert not bad, "packages import only layers below them (see docs/design.md):\n" + "\n".join(
         sorted(bad)
     )

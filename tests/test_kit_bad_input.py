@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.argtypes import host_port, ranged
+from lgkit.core.argtypes import host_port, ranged
 
 ROOT = Path(__file__).resolve().parents[1]
 

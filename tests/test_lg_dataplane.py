@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lgkit.control.linkguardian import LGParams
-from lgkit.sim.frames import packet_id
+from lgkit.core.frames import packet_id
 from lgkit.sim.scenario import LGNet, ScenarioConfig, wire_kind
 
 LINE_PPS = 3e6  # 1000 B frames on 25G: nearly back to back (~330 ns per frame on the wire)

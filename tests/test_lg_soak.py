@@ -46,7 +46,7 @@ def test_same_seed_same_result() -> None:
 
 
 def test_retransmission_delays_from_a_wire_log() -> None:
-    from lgkit.sim.frames import LgWire
+    from lgkit.core.frames import LgWire
     from lgkit.sim.scenario import WireRecord
 
     log = [WireRecord(100, LgWire(seq=0), 1000, False),

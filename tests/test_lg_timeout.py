@@ -8,14 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from lgkit.control.linkguardian import LGLayout
-from lgkit.net.testbed.lgprotection import (
-    DEFAULT_MIN_TIMEOUT_US,
-    MIN_TIMEOUT_US,
-    TestbedProtection,
-    ack_timeout_us,
-    frame_times_us,
-)
-from lgkit.net.testbed.testbed import LINK_RATE_MBPS
+from lgkit.core.targets import P4_TARGETS, TARGETS, Target
+from lgkit.net.testbed.lgprotection import TestbedProtection, ack_timeout_us, frame_times_us
 
 MEASURED_MAX_US = {"builtin": 122_000, "bmv2": 893_000}
 """Longest retransmission delays measured at the default rates (docs/performance.md): the
@@ -29,16 +23,19 @@ def params(target: str, rate_mbps: float):
     return TestbedProtection.params(bed, 1e-2)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("target", sorted(LINK_RATE_MBPS))
+@pytest.mark.parametrize("target", sorted(P4_TARGETS))
 def test_timeout_is_above_the_measured_delays_with_margin(target: str) -> None:
-    timeout = ack_timeout_us(target, LINK_RATE_MBPS[target])
+    rate = TARGETS[target].link_rate_mbps
+    assert rate is not None
+    timeout = ack_timeout_us(target, rate)
     assert timeout >= 2 * MEASURED_MAX_US[target]
-    assert params(target, LINK_RATE_MBPS[target]).ack_timeout_us == timeout
+    assert params(target, rate).ack_timeout_us == timeout
 
 
-def test_slow_links_wait_twenty_frames_and_unknown_targets_get_the_default() -> None:
-    assert ack_timeout_us("builtin", 0.1) == frame_times_us(20, 0.1) > MIN_TIMEOUT_US["builtin"]
-    assert ack_timeout_us("lxbr", 10.0) == DEFAULT_MIN_TIMEOUT_US
+def test_slow_links_wait_twenty_frames_and_unmeasured_targets_get_the_default() -> None:
+    floor = TARGETS["builtin"].min_timeout_us
+    assert ack_timeout_us("builtin", 0.1) == frame_times_us(20, 0.1) > floor
+    assert ack_timeout_us("lxbr", 10.0) == Target.min_timeout_us
 
 
 @pytest.mark.parametrize(("rate", "resume"), [(10.0, 37_000), (3.0, 37_000),

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from lgkit.net.lifecycle.child import stop_process
+from lgkit.core.child import stop_process
 
 IGNORES_SIGTERM = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
                    "print('ready', flush=True); time.sleep(60)")

@@ -14,13 +14,13 @@ from test_net_support import assert_machine_clean, network_lock
 from lgkit.control.corruptd import Corruptd, CorruptdParams
 from lgkit.control.notify import ProtectRequest, RedisNotifier
 from lgkit.control.redis_server import RedisServer
+from lgkit.core.topology import load_spec
 from lgkit.measure.results import RunStore, read_table
 from lgkit.net.inject.injectors import NftInjector
-from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.runner import PhaseRunner
 from lgkit.net.spec.scenario import Flow, Scenario
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed
+from lgkit.sw.switch.loss import LossModel
 
 PARAMS = CorruptdParams(interval_s=0.2, window_frames=400, threshold=0.02)
 pytestmark = pytest.mark.root

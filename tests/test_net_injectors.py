@@ -8,17 +8,18 @@ import re
 import pytest
 from test_net_support import assert_machine_clean
 
+from lgkit.core.topology import load_spec
 from lgkit.net.inject.injectors import (
     InjectorUnavailable,
+    LinkAccess,
     NetemInjector,
     NftInjector,
     WirePorts,
-    make_injector,
     netem_status,
 )
-from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.spec.topology import load_spec
+from lgkit.net.inject.registry import AUTO, CHOICES, INJECTORS, factory, make_injector
 from lgkit.net.testbed.network import KitNetwork
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads.iperf import wait_listening
 
 PINGS = 2000
@@ -54,6 +55,19 @@ def test_loss_model_rejects_bad_values() -> None:
         LossModel(0.1, "pareto")
 
 
+def test_the_registry_names_every_injector_once() -> None:
+    assert CHOICES == ("auto", *INJECTORS) and set(AUTO) <= set(INJECTORS)
+    assert all(callable(factory(name)) for name in INJECTORS)
+    with pytest.raises(ValueError, match="unknown injector 'laser'"):
+        factory("laser")
+
+
+def test_the_p4_dropper_needs_the_lg_program() -> None:
+    with pytest.raises(InjectorUnavailable, match="^p4: unavailable"):
+        make_injector("p4", LinkAccess(WirePorts("a", "b"), 5000.0), LossModel(0.1),
+                      log=lambda line: None)
+
+
 def _measure(injector_name: str, lines: list[str],
              model: LossModel = IID) -> tuple[float, int, list[bool]]:
     """(B - C) / B and B over PINGS pings h1 -> h3, and per ping whether it got no reply."""
@@ -61,7 +75,8 @@ def _measure(injector_name: str, lines: list[str],
     injector = None
     try:
         network.start()
-        injector = make_injector(injector_name, network.wire_ports(), model, log=lines.append)
+        injector = make_injector(injector_name, LinkAccess(network.wire_ports(), 5000.0), model,
+                                 log=lines.append)
         injector.start()
         h1, h3 = network.node("h1"), network.node("h3")
         b0, c0 = network.counter("B"), network.counter("C")
@@ -107,8 +122,8 @@ def test_netem_alone_is_unavailable_with_one_clear_line_or_works() -> None:
         pytest.skip("this kernel has netem; covered by the auto-choice test")
     lines: list[str] = []
     with pytest.raises(InjectorUnavailable, match=r"^netem: unavailable \("):
-        make_injector("netem", WirePorts("lgnone-eth0", "lgnone-eth1"), LossModel(0.1),
-                      log=lines.append)
+        make_injector("netem", LinkAccess(WirePorts("lgnone-eth0", "lgnone-eth1"), 5000.0),
+                      LossModel(0.1), log=lines.append)
     assert lines == [f"netem: unavailable ({why})"]
 
 

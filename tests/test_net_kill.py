@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from test_net_support import assert_machine_clean, named_namespaces
 
+from lgkit.core.naming import node_name
+from lgkit.core.topology import load_spec
 from lgkit.measure.results import read_metadata, read_table
-from lgkit.net.lifecycle.naming import node_name
-from lgkit.net.spec.topology import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIO = """

@@ -15,15 +15,15 @@ from test_net_support import assert_machine_clean, network_lock
 from lgkit.control.corruptd import Corruptd, CorruptdParams
 from lgkit.control.linkguardian import copies_for
 from lgkit.control.notify import LocalNotifier
+from lgkit.core.topology import load_spec
 from lgkit.measure.results import RunStore
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.net.inject.injectors import NftInjector
-from lgkit.net.inject.lossmodel import LossModel
 from lgkit.net.runner import PhaseRunner
 from lgkit.net.spec.scenario import Flow, Scenario
-from lgkit.net.spec.topology import load_spec
-from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection, p4_injector
-from lgkit.net.testbed.testbed import Testbed
+from lgkit.net.testbed.lgprotection import make_protection
+from lgkit.net.testbed.testbed import LG_PROGRAM, Testbed
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 LOSS = LossModel(0.01)
@@ -146,15 +146,14 @@ def test_in_p4_dropper_loses_the_configured_share(lg_bed) -> None:
     bed, injector, _ = lg_bed
     injector.stop()
     lines: list[str] = []
-    dropper = p4_injector(bed, LossModel(P4_RATE), log=lines.append)
-    dropper.start()
+    dropper = bed.corrupt(LossModel(P4_RATE), choice="p4", log=lines.append)
     try:
         before = bed.counts()
         h1, h3 = bed.network.node("h1"), bed.network.node("h3")
         h1.cmd("ping -q -c 1000 -i 0.002 -W 1", h3.IP())
         delta = bed.counts() - before
     finally:
-        dropper.stop()
+        bed.stop_corruption()
         bed.unseen_drops = None
         injector.start()
     assert lines == [f"injector: {dropper.describe()}"]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lgkit.net.lifecycle.lock import machine_lock
+from lgkit.core.lock import machine_lock
 
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
 ROOT = Path(__file__).resolve().parents[1]
-WAITER = "from lgkit.net.lifecycle.lock import machine_lock\nwith machine_lock(): print('got it')"
+WAITER = "from lgkit.core.lock import machine_lock\nwith machine_lock(): print('got it')"
 
 
 @pytest.mark.root

@@ -11,25 +11,21 @@ from pathlib import Path
 import pytest
 from test_net_support import assert_machine_clean
 
-from lgkit.net.spec.topology import SPEC_DIR, load_spec
-from lgkit.net.testbed.p4switch import (
-    FLAVOURS,
-    THRIFT_BASE_PORT,
-    TargetUnavailable,
-    grpc_address,
-    wait_for_port,
-)
-from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed, port_commands
+from lgkit.core.targets import TARGETS, THRIFT_BASE_PORT, TargetUnavailable, grpc_address
+from lgkit.core.topology import SPEC_DIR, load_spec
+from lgkit.net.testbed.p4switch import wait_for_port
+from lgkit.net.testbed.testbed import BASIC_PROGRAM, Testbed
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 RATE_MBPS = 10.0
 
 
 def test_port_commands_per_target() -> None:
-    assert port_commands("builtin", [1, 2], 20.0) == [
+    assert TARGETS["builtin"].port_commands([1, 2], 20.0) == [
         "set_queue_depth 1024 1", "set_queue_depth 1024 2",
         "set_port_rate 20000000 1", "set_port_rate 20000000 2"]
-    assert port_commands("bmv2", [3], 12.0) == ["set_queue_depth 256 3", "set_queue_rate 1000 3"]
+    assert TARGETS["bmv2"].port_commands([3], 12.0) == ["set_queue_depth 256 3",
+                                                         "set_queue_rate 1000 3"]
 
 
 def test_switch_ports_lie_below_the_ephemeral_range() -> None:
@@ -42,16 +38,16 @@ def test_switch_ports_lie_below_the_ephemeral_range() -> None:
     assert max(grpc | thrift) < low and not grpc & thrift
 
 
-def test_flavours_differ_only_in_the_command() -> None:
+def test_p4_targets_start_with_the_same_options() -> None:
     ports = [(1, "lgs1-eth1"), (2, "lgs1-eth2")]
-    builtin = FLAVOURS["builtin"].argv(ports, 3, 3, False, None)
+    builtin = TARGETS["builtin"].switch_argv(ports, 3, 3, False, None)
     assert builtin[1:4] == ["-m", "lgkit.cli", "switch"]
     assert builtin[4:] == ["-i", "1@lgs1-eth1", "-i", "2@lgs1-eth2", "--device-id", "3",
                            "--no-p4", "--grpc-server-addr", "127.0.0.1:9562", "--cpu-port",
                            "510", "--priority-queues", "3"]
     if shutil.which("simple_switch_grpc") is None:
         with pytest.raises(TargetUnavailable, match="simple_switch_grpc is not installed"):
-            FLAVOURS["bmv2"].argv(ports, 3, 3, False, None)
+            TARGETS["bmv2"].switch_argv(ports, 3, 3, False, None)
 
 
 def test_a_bmv2_without_thrift_is_named_in_one_line(tmp_path, monkeypatch) -> None:
@@ -60,7 +56,7 @@ def test_a_bmv2_without_thrift_is_named_in_one_line(tmp_path, monkeypatch) -> No
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(TargetUnavailable, match="built without Thrift"):
-        FLAVOURS["bmv2"].command()
+        TARGETS["bmv2"].switch_command()
 
 
 def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
@@ -71,21 +67,21 @@ def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     ports = [(1, "lgs1-eth1")]
-    silent = FLAVOURS["bmv2"].argv(ports, 2, 3, False, None)
+    silent = TARGETS["bmv2"].switch_argv(ports, 2, 3, False, None)
     assert silent == [str(fake), "-i", "1@lgs1-eth1", "--device-id", "2", "--no-p4",
                       "--log-level", "off", "--thrift-port", "9092", "--",
                       "--grpc-server-addr", "127.0.0.1:9561", "--cpu-port", "510",
                       "--priority-queues", "3"]
-    logging = FLAVOURS["bmv2"].argv(ports, 2, 3, True, None)
+    logging = TARGETS["bmv2"].switch_argv(ports, 2, 3, True, None)
     assert "--log-console" in logging and "--log-level" not in logging
-    assert "--log-level" not in FLAVOURS["builtin"].argv(ports, 2, 3, False, None)
+    assert "--log-level" not in TARGETS["builtin"].switch_argv(ports, 2, 3, False, None)
 
 
 @pytest.mark.bmv2("simple_switch_grpc")
 def test_bmv2_starts_with_the_kits_flags() -> None:
     """The real simple_switch_grpc accepts the flags the kit gives it (no interfaces: no root)."""
     device_id = 90  # clear of the testbeds' switches 1..n
-    process = subprocess.Popen(FLAVOURS["bmv2"].argv([], device_id, 3, False, None),
+    process = subprocess.Popen(TARGETS["bmv2"].switch_argv([], device_id, 3, False, None),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert wait_for_port(grpc_address(device_id), 30.0, process)

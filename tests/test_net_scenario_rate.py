@@ -3,8 +3,8 @@ so corruptd's window, counted in frames, fills at the same point of the flow."""
 
 from __future__ import annotations
 
+from lgkit.core.targets import P4_TARGETS, TARGETS
 from lgkit.net.spec.scenario import FLOW_RATE_MBPS, at_link_rate, load_scenario
-from lgkit.net.testbed.testbed import LINK_RATE_MBPS
 
 
 def test_slower_links_run_proportionally_longer_flows() -> None:
@@ -19,6 +19,7 @@ def test_slower_links_run_proportionally_longer_flows() -> None:
 
 def test_bmv2_demo_flow_carries_as_many_frames_as_the_builtin_one() -> None:
     demo = load_scenario("demo")
+    rates = {target: TARGETS[target].link_rate_mbps or 0.0 for target in P4_TARGETS}
     frames = {target: at_link_rate(demo, rate).flow.seconds * rate
-              for target, rate in LINK_RATE_MBPS.items()}
+              for target, rate in rates.items()}
     assert abs(frames["bmv2"] - frames["builtin"]) / frames["builtin"] < 0.01

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+from lgkit.core.lock import machine_lock
 from lgkit.net.lifecycle.cleanup import leftovers
-from lgkit.net.lifecycle.lock import machine_lock
 
 
 def network_lock():

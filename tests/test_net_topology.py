@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_net_support import assert_machine_clean
 
-from lgkit.net.spec.topology import SPEC_DIR, SpecError, load_spec, next_hops
+from lgkit.core.topology import SPEC_DIR, SpecError, load_spec, next_hops
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.workloads.iperf import IperfServer, run_tcp
 

@@ -11,7 +11,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from lgkit.control.linkguardian import apply_ops, ecn_ops
-from lgkit.sim.writer import PipelineWriter
+from lgkit.control.pipeline_writer import PipelineWriter
 from lgkit.sw.exec.interp.tables import Lpm, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file

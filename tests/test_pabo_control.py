@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from lgkit.net.spec.topology import load_spec
+from lgkit.core.topology import load_spec
 from lgkit.schemes.pabo_control import (
     MAX_THRESHOLD,
     PaboParams,

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from lgkit.net.spec.topology import load_spec
+from lgkit.core.topology import load_spec
 from lgkit.schemes import bounce, ipoption
 from lgkit.schemes.entries import Write, to_pipeline
 from lgkit.schemes.pabo_burst import BurstSetup, run_burst, udp_packet

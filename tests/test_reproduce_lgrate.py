@@ -6,10 +6,11 @@ import math
 
 import pytest
 
+from lgkit.core.targets import TARGETS
+from lgkit.core.topology import load_spec
 from lgkit.measure.wirecap import RetxDelays
-from lgkit.net.spec.topology import load_spec
 from lgkit.net.testbed.lgprotection import RECIRC_QUEUE_DEPTH
-from lgkit.net.testbed.testbed import QUEUE_DEPTH, Testbed
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.reproduce import registry
 from lgkit.reproduce.lgrate import (
     Probe,
@@ -120,4 +121,4 @@ def test_drops_outside_p4_leave_out_the_programs_own_and_the_switch_totals(tmp_p
 
 
 def test_builtin_port_queues_hold_what_lgs_hold_or_reordering_buffer_can_release() -> None:
-    assert QUEUE_DEPTH["builtin"] >= max(RECIRC_QUEUE_CAPACITY, RECIRC_QUEUE_DEPTH)
+    assert TARGETS["builtin"].queue_depth >= max(RECIRC_QUEUE_CAPACITY, RECIRC_QUEUE_DEPTH)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import struct
 
+from lgkit.core.frames import ipv4_checksum, udp_frame
 from lgkit.schemes import flowinfo, ipoption
 from lgkit.schemes.flowinfo import FlowInfo
-from lgkit.sim.frames import ipv4_checksum, udp_frame
 
 
 def test_rotations_are_inverse_and_rank_halves_per_retransmission() -> None:

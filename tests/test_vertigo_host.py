@@ -7,12 +7,12 @@ from __future__ import annotations
 import random
 import struct
 
+from lgkit.core.frames import ip_bytes, ipv4_checksum
 from lgkit.schemes import flowinfo
 from lgkit.schemes.flowinfo import FlowInfo
 from lgkit.schemes.vertigo_marker import Marker, Segment
 from lgkit.schemes.vertigo_orderer import Orderer
 from lgkit.schemes.vertigo_testbed import ADVMSS, with_advmss
-from lgkit.sim.frames import ip_bytes, ipv4_checksum
 
 ISN = 0xFFFFFF00  # the sequence numbers wrap inside the first flow
 MSS = 1000

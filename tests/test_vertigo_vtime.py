@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from lgkit.net.spec.topology import load_spec
+from lgkit.core.frames import ip_bytes, ipv4_checksum, mac_bytes
+from lgkit.core.topology import load_spec
 from lgkit.schemes import flowinfo, ipoption
 from lgkit.schemes.flowinfo import FlowInfo
 from lgkit.schemes.vertigo_control import SCHEMES, Buffer, switch_writes
 from lgkit.schemes.vfabric import VirtualFabric
-from lgkit.sim.frames import ip_bytes, ipv4_checksum, mac_bytes
 
 SPEC = load_spec("leafspine16")
 HOST_RATE, FABRIC_RATE = 1e9, 4e9  # the paper's 10G hosts and 40G fabric, / 10

@@ -11,7 +11,8 @@ import pytest
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.switch.vnet import GilbertElliott, IidLoss, VirtualNetwork
+from lgkit.sw.switch.loss import GilbertElliott, IidLoss, LossModel
+from lgkit.sw.switch.vnet import VirtualNetwork
 
 PROGRAM = Path(__file__).with_name("test_tm_program.p4")
 FRAME_BYTES = 100
@@ -106,6 +107,14 @@ def test_iid_loss_rate():
     model = IidLoss(0.02)
     rng = random.Random(9)
     assert sum(model.lost(rng) for _ in range(100_000)) / 1e5 == pytest.approx(0.02, rel=0.1)
+
+
+@pytest.mark.parametrize("model", [LossModel(0.03), LossModel(0.03, "ge", bad_loss=0.5,
+                                                                  mean_burst=4.0)])
+def test_the_injectors_loss_model_frame_by_frame_has_its_mean_rate(model):
+    frames = model.frames()
+    rng = random.Random(11)
+    assert sum(frames.lost(rng) for _ in range(200_000)) / 2e5 == pytest.approx(0.03, rel=0.1)
 
 
 def test_bad_network_definitions_are_refused(compiled):

@@ -7,13 +7,14 @@ import random
 
 import pytest
 
-from lgkit.sim.frames import FrameStream, packet_id
+from lgkit.core.frames import FrameStream, packet_id
 from lgkit.sim.scenario import HOSTS
 from lgkit.sw.exec.jobs import EgressResult, IngressJob
 from lgkit.sw.switch.clock import VirtualClock
+from lgkit.sw.switch.loss import GilbertElliott, IidLoss, TruncatedGaps
 from lgkit.sw.switch.switch import Switch
 from lgkit.sw.switch.tm import TrafficManager
-from lgkit.sw.switch.vnet import GilbertElliott, IidLoss, LineRateSource, TruncatedGaps
+from lgkit.sw.switch.vnet import LineRateSource
 
 
 def generate(rate_bps: float, frames: list[bytes], **options: object) -> list[int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import finsy
 
-from lgkit.net.spec.topology import TopologySpec, next_hops
+from lgkit.core.topology import TopologySpec, next_hops
 
 
 @dataclass(frozen=True)

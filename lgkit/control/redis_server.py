@@ -8,8 +8,8 @@ import socket
 import subprocess
 import time
 
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
+from lgkit.core import naming
+from lgkit.core.child import stop_process
 
 
 class RedisUnavailable(RuntimeError):

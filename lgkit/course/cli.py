@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from lgkit.core.targets import DEFAULT_TARGET, P4_TARGETS
 from lgkit.course.toolchain import TOOLS, describe, tutorial_path
 
 
@@ -17,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions.add_parser("list", help="the exercises and what each teaches")
     check = actions.add_parser("check", help="check an exercise (your program, or --solution)")
     check.add_argument("name", help="exercise name or number (e.g. seqno or 1), or all")
-    check.add_argument("--target", choices=["builtin", "bmv2"], default="builtin",
+    check.add_argument("--target", choices=P4_TARGETS, default=DEFAULT_TARGET,
                        help="the switch of the Mininet check (default: builtin)")
     check.add_argument("--solution", action="store_true", help="check solution/ instead")
     check.add_argument("--no-mininet", action="store_true", help="STF tests only")

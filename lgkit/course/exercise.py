@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from lgkit.core.lock import machine_lock
+from lgkit.core.targets import DEFAULT_TARGET
 from lgkit.course.generate import EXERCISES_DIR, FOLDERS, PROGRAM
 from lgkit.course.toolchain import REPO, target_env
-from lgkit.net.lifecycle.lock import machine_lock
 
 NUMBERS = {folder: number for number, folder in FOLDERS.items()}
 CONTROLLER = "lgcontrol.py"
@@ -287,7 +288,7 @@ def controller_check(directory: Path, solution: bool) -> list[Result]:
     """Exercise 5's unit checks: the controller's functions in the tutorial environment."""
     make_tutorial_env()
     with workspace(directory, solution) as work:
-        return controller_results(work, target_env("builtin"))
+        return controller_results(work, target_env(DEFAULT_TARGET))
 
 
 def mininet_check(directory: Path, number: int, target: str, solution: bool) -> list[Result]:
@@ -307,7 +308,7 @@ def mininet_check(directory: Path, number: int, target: str, solution: bool) -> 
 # ---------------------------------------------------------------------------- the command
 
 
-def check(name: str, target: str = "builtin", solution: bool = False,
+def check(name: str, target: str = DEFAULT_TARGET, solution: bool = False,
           mininet: bool = True) -> int:
     """Print each check's outcome (with a hint when it fails); 0 if all passed."""
     directory = exercise_dir(name)
@@ -337,7 +338,7 @@ def check(name: str, target: str = "builtin", solution: bool = False,
     return 0 if passed == len(results) else 1
 
 
-def check_all(target: str = "builtin", solution: bool = False, mininet: bool = True) -> int:
+def check_all(target: str = DEFAULT_TARGET, solution: bool = False, mininet: bool = True) -> int:
     """`check` for every exercise in turn, then one summary line each; 0 if all passed."""
     outcomes = {}
     for folder in FOLDERS.values():

@@ -10,6 +10,8 @@ import os
 import shutil
 from pathlib import Path
 
+from lgkit.core.targets import target_kind
+
 REPO = Path(__file__).resolve().parents[2]
 SHIMS = REPO / ".venv" / "bmv2-shims" / "bin"
 TUTORIAL_VENV = REPO / ".venv-tutorial"
@@ -43,10 +45,11 @@ def tutorial_path() -> str:
 
 
 def target_env(target: str) -> dict[str, str]:
-    """The environment an exercise runs in: `builtin` has only the kit's shims for the BMv2
-    tools; `bmv2` has real BMv2 and p4c (PATH, else /opt). ValueError if not installed."""
+    """The environment an exercise runs in: a target that needs no outside tools (built-in)
+    has only the kit's shims for the BMv2 tools; BMv2 has real BMv2 and p4c (PATH, else /opt).
+    ValueError if not installed."""
     env = {"HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
-    if target == "builtin":
+    if not target_kind(target).tools:
         env["PATH"] = f"{TUTORIAL_VENV / 'bin'}:{SHIMS}:{SYSTEM_PATH}"
         return env
     dirs = [d for d in os.environ.get("PATH", "").split(":")

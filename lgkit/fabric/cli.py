@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
-from lgkit.argtypes import SHARE, host_port, ranged
+from lgkit.core.argtypes import SHARE, host_port, ranged
+from lgkit.core.writable import check_writable
 from lgkit.fabric import artifact, runs
 from lgkit.fabric.lgperf import DEFAULT_TABLE, LOOKUP_SCALES
 from lgkit.fabric.repairs import REPAIR_DRAWS
@@ -19,7 +20,6 @@ from lgkit.fabric.runs import MAX_LINKS, RunSpec
 from lgkit.fabric.simulate import REFAILURES, ModelChoices, Policy
 from lgkit.fabric.topology import Fabric, facebook_fabric, fat_tree
 from lgkit.fabric.trace import TraceParams, generate_trace
-from lgkit.measure.results import check_writable
 
 DEFAULT_RESULTS = Path("measurements/fabric")
 BENCH_GOAL_SECONDS = {0.5: 60.0, 0.75: 600.0}

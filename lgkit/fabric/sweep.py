@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
 
+from lgkit.core.cluster import dask_client
 from lgkit.fabric import runs
 from lgkit.fabric.runs import RunSpec
 
@@ -20,20 +19,6 @@ def sweep_specs(base: RunSpec, seeds: list[int], constraints: list[float]) -> li
         for seed in seeds
         for constraint in constraints
     ]
-
-
-@contextlib.contextmanager
-def dask_client(scheduler: str | None, workers: int) -> Iterator[object]:
-    """A client of the given scheduler, or of a local process cluster with `workers` workers."""
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler:
-        with Client(scheduler) as client:
-            yield client
-        return
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
 
 
 def run_sweep(

@@ -16,7 +16,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -81,19 +80,6 @@ class RunStore:
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}")
         self.note(status=status, finished=time.time(), reason=reason)
-
-
-def check_writable(folder: Path, target: Path | None = None) -> None:
-    """Create `folder` and check that a file can be written in it (for `target`, by default
-    the folder itself), before any work; ValueError saying why not."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        reason = "a file is in the way" if isinstance(
-            error, FileExistsError | NotADirectoryError) else error.strerror
-        raise ValueError(f"cannot write to {target or folder}: {reason}") from None
 
 
 def _unique_dir(path: Path) -> Path:

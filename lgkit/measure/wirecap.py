@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgkit.net.lifecycle.child import stop_process
+from lgkit.core.child import stop_process
 
 ETHERTYPE_LG = 0xABCD
 SEQ_SPACE = 1 << 17

@@ -7,9 +7,11 @@ import os
 import sys
 from typing import Any
 
-from lgkit.argtypes import SEED, ranged
+from lgkit.core.argtypes import SEED, ranged
+from lgkit.core.targets import DEFAULT_TARGET, TARGETS, preflight
+from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
+from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.spec.scenario import PHASES
-from lgkit.net.testbed.network import TARGETS, check_tools
 
 
 def register(subparsers: Any) -> None:
@@ -49,7 +51,7 @@ def register(subparsers: Any) -> None:
     chaos.add_argument("--runs", type=ranged(int, 1, 1000), default=20,
                        help="how many runs to kill (20)")
     chaos.add_argument("--seed", type=SEED, default=1, help="random seed (1)")
-    chaos.add_argument("--target", choices=TARGETS, default="builtin",
+    chaos.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
                        help="switch implementation of the runs (builtin)")
     chaos.add_argument("--seconds", type=ranged(float, 0.5, 600.0), default=4.0,
                        help="flow length of each run's phases (4)")
@@ -59,11 +61,11 @@ def register(subparsers: Any) -> None:
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--target", choices=TARGETS, default="builtin",
+    parser.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
                         help="switch implementation (default builtin; lxbr: Linux bridges, "
                              "no P4)")
-    parser.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
-                        help="corruption injector (auto: netem, else nft)")
+    parser.add_argument("--injector", choices=INJECTOR_CHOICES, default="auto",
+                        help=f"corruption injector (auto: {', else '.join(INJECTOR_AUTO)})")
     parser.add_argument("--notifier", choices=("redis", "local"), default="redis",
                         help="corruptd's channel to the switch control")
     parser.add_argument("--rate-mbps", type=float, help="link rate (default: per target)")
@@ -74,27 +76,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                                           "another program runs the lg_off phase only)")
 
 
-def preflight(target: str, *more_tools: str) -> str | None:
-    """Why a Mininet testbed cannot start here (not root, a tool or BMv2 missing), or None."""
-    if os.geteuid() != 0:
-        return "this needs root (Mininet creates namespaces and interfaces)"
-    missing = check_tools("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl", *more_tools)
-    if missing:
-        return f"missing tools: {', '.join(missing)} (run `make setup`)"
-    if target == "bmv2":
-        missing = check_tools("simple_switch_grpc", "simple_switch_CLI", "p4c")
-        if missing:
-            return (f"bmv2: {', '.join(missing)} not installed (BMv2 and p4c come with the "
-                    "Vagrant VM; use --target builtin here)")
-    return None
-
-
 def _clean(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
         print("lgkit: error: lgkit clean needs root", file=sys.stderr)
         return 1
+    from lgkit.core.lock import LockBusy, machine_lock
     from lgkit.net.lifecycle.cleanup import clean
-    from lgkit.net.lifecycle.lock import LockBusy, machine_lock
 
     try:
         with machine_lock(wait=args.wait):
@@ -150,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         problem = preflight(args.target)
         if problem:
             raise ExperimentError(problem)
-        run_experiment(plan, args)
+        run_experiment(plan)
     except ExperimentError as exc:
         print(f"lgkit: error: {exc}", file=sys.stderr)
         return 1

@@ -8,11 +8,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgkit.control.build import BuildError
 from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
+from lgkit.core.targets import BuildError, TargetUnavailable, target_kind
+from lgkit.core.topology import SpecError, TopologySpec, load_spec
 from lgkit.measure.results import RESULTS_ROOT
-from lgkit.net.inject.injectors import InjectorUnavailable, make_injector
+from lgkit.net.inject.injectors import InjectorUnavailable
 from lgkit.net.lifecycle.experiment import experiment
 from lgkit.net.runner import PhaseRunner, format_table
 from lgkit.net.spec.scenario import (
@@ -24,16 +25,13 @@ from lgkit.net.spec.scenario import (
     in_range,
     load_scenario,
 )
-from lgkit.net.spec.topology import SpecError, TopologySpec, load_spec
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
-    frames_per_s,
     lg_available,
     make_protection,
-    p4_injector,
 )
 from lgkit.net.testbed.network import NameClash
-from lgkit.net.testbed.p4switch import SwitchError, TargetUnavailable
+from lgkit.net.testbed.p4switch import SwitchError
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.workloads.iperf import WorkloadError
 
@@ -56,6 +54,15 @@ class Plan:
     phases: list[str]
     use_lg: bool
     results_root: Path | None
+    target: str
+    injector: str
+    "A name of the injector registry, or auto."
+    notifier: str
+    "corruptd's channel to the switch control (redis | local)."
+    rate_mbps: float | None
+    "The link rate; None: the target's."
+    fixed_seconds: bool
+    "The flow length was given: it does not follow the link rate."
 
 
 def plan_experiment(args: argparse.Namespace, log=print) -> Plan:
@@ -73,28 +80,30 @@ def plan_experiment(args: argparse.Namespace, log=print) -> Plan:
         raise ExperimentError(f"no P4 program {program}")
     root = Path(args.results) if getattr(args, "results", None) else None
     _check_results(root or RESULTS_ROOT)
-    use_lg = args.target != "lxbr" and program == LG_PROGRAM and lg_available()
+    runs_p4 = target_kind(args.target).runs_p4
+    use_lg = runs_p4 and program == LG_PROGRAM and lg_available()
     phases = scenario.phases
     if not use_lg:
-        why = ("Linux bridges run no P4" if args.target == "lxbr"
+        why = (f"{args.target} runs no P4" if not runs_p4
                else f"the program is {program.name}, not {LG_PROGRAM.name}")
         skipped = [p for p in phases if p != "lg_off"]
         if skipped:
             log(f"LinkGuardian: unavailable ({why}); skipping phases {', '.join(skipped)}")
         phases = [p for p in phases if p == "lg_off"]
-    return Plan(scenario, spec, program, phases, use_lg, root)
+    return Plan(scenario, spec, program, phases, use_lg, root, args.target, args.injector,
+                args.notifier, args.rate_mbps, getattr(args, "seconds", None) is not None)
 
 
-def run_experiment(plan: Plan, args: argparse.Namespace, log=print) -> Path:
+def run_experiment(plan: Plan, log=print) -> Path:
     """Run a planned experiment; returns the results folder."""
     scenario = plan.scenario
-    metadata = {"scenario": dataclasses.asdict(scenario), "target": args.target,
+    metadata = {"scenario": dataclasses.asdict(scenario), "target": plan.target,
                 "program": str(plan.program), "topology": plan.spec.name,
-                "phases": plan.phases, "injector_choice": args.injector}
+                "phases": plan.phases, "injector_choice": plan.injector}
     try:
-        with experiment(f"{scenario.name}-{args.target}", metadata, root=plan.results_root,
+        with experiment(f"{scenario.name}-{plan.target}", metadata, root=plan.results_root,
                         log=log) as store:
-            _run_in(store, plan, args, log)
+            _run_in(store, plan, log)
             return store.path
     except EXPECTED as exc:
         raise ExperimentError(str(exc)) from exc
@@ -132,30 +141,24 @@ def _override(scenario, args: argparse.Namespace):
     return scenario
 
 
-def _run_in(store, plan: Plan, args, log) -> None:
+def _run_in(store, plan: Plan, log) -> None:
     scenario, spec, program = plan.scenario, plan.spec, plan.program
-    testbed = Testbed(spec, args.target, store.path, program=program,
-                      rate_mbps=args.rate_mbps, log=log)
-    if getattr(args, "seconds", None) is None:
+    testbed = Testbed(spec, plan.target, store.path, program=program,
+                      rate_mbps=plan.rate_mbps, log=log, injector=plan.injector)
+    if not plan.fixed_seconds:
         slower = at_link_rate(scenario, testbed.rate_mbps)
         if slower.flow.seconds != scenario.flow.seconds:
             log(f"flows: {slower.flow.seconds:g} s at {testbed.rate_mbps:g} Mb/s (the scenario's "
                 f"{scenario.flow.seconds:g} s are for {FLOW_RATE_MBPS:g} Mb/s links)")
         scenario = slower
-    injector = None
     try:
         testbed.start()
-        log(f"testbed: {spec.description} on {args.target}, program {program.name}")
-        if args.injector == "p4":
-            injector = p4_injector(testbed, scenario.loss, log)
-        else:
-            injector = make_injector(args.injector, testbed.network.wire_ports(),
-                                     scenario.loss, log, frames_per_s(testbed))
-        injector.start()
+        log(f"testbed: {spec.description} on {plan.target}, program {program.name}")
+        injector = testbed.corrupt(scenario.loss, log=log)
         store.note(injector=injector.describe(), link_rate_mbps=testbed.rate_mbps,
                    paper_link_gbps=spec.paper_link_gbps, flow_seconds=scenario.flow.seconds)
         protection = make_protection(testbed, scenario.target_loss) if plan.use_lg else None
-        runner = PhaseRunner(testbed, scenario, injector, store, protection, args.notifier, log)
+        runner = PhaseRunner(testbed, scenario, injector, store, protection, plan.notifier, log)
         rows = []
         for phase in plan.phases:
             log(f"phase {phase}: {scenario.flow.congestion} flow {scenario.flow.client} -> "
@@ -163,6 +166,4 @@ def _run_in(store, plan: Plan, args, log) -> None:
             rows.append(runner.run(phase))
         log(format_table(rows))
     finally:
-        if injector is not None:
-            injector.stop()
         testbed.stop()

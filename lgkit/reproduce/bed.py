@@ -26,30 +26,30 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from lgkit.argtypes import RATE_MBPS, ranged
 from lgkit.control.linkguardian import LGLayout, LGParams, ProtectedLink, apply_ops, ecn_ops
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
+from lgkit.core import naming
+from lgkit.core.argtypes import RATE_MBPS, ranged
+from lgkit.core.child import stop_process
+from lgkit.core.targets import Bmv2, Builtin
+from lgkit.core.targets import preflight as net_preflight
+from lgkit.core.topology import load_spec
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.p4poll import Cell, Reader, switch_reader
 from lgkit.measure.results import read_table
-from lgkit.net.cli import preflight as net_preflight
 from lgkit.net.experiment_main import EXPECTED as NET_ERRORS
-from lgkit.net.inject.injectors import Injector, make_injector
-from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
-from lgkit.net.spec.topology import load_spec
+from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
+from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.testbed.lgprotection import (
     LG_PROGRAM,
     LOOP_RATE_SHARE,
     TestbedProtection,
-    frames_per_s,
     make_protection,
-    p4_injector,
     recirc_rate_lines,
 )
-from lgkit.net.testbed.testbed import LINK_RATE_MBPS, Testbed, port_commands
+from lgkit.net.testbed.testbed import Testbed
 from lgkit.reproduce.context import Context, ReproduceError
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads import hostconfig
 from lgkit.workloads.hostconfig import HostConfigError, HostSettings
 from lgkit.workloads.iperf import congestion_status
@@ -57,7 +57,7 @@ from lgkit.workloads.iperf import congestion_status
 EXPECTED = (*NET_ERRORS, HostConfigError)
 """Failures of the testbed whose message is for the user (a switch that does not start, a
 missing tool, an injector the kernel lacks, ...): experiments export it as EXPECTED."""
-REPRODUCE_RATE_MBPS = {**LINK_RATE_MBPS, "builtin": 35.0, "bmv2": 8.0}
+REPRODUCE_RATE_MBPS = {Builtin.name: 35.0, Bmv2.name: 8.0}
 """Default link rate of the testbed experiments, per target (issue 11 item 5): below the lowest
 of the rates `lgkit reproduce lgrate` found in three or more searches (the highest at which LG
 holds no effective loss at 1e-2 corruption with its goodput within 10% of no loss). Built-in,
@@ -65,8 +65,8 @@ holds no effective loss at 1e-2 corruption with its goodput within 10% of no los
 (min / median / max), so 35 (docs/performance.md; 15 before, from 17.5 / 21.4 / 32.1 on 11-24).
 BMv2, 2026-11-28 05:35-06:44 UTC, five searches with its log level off: 9 / 9.45 / 12 Mb/s, so 8
 (docs/bmv2.md).
-The rest of the testbed (demo, `lgkit run`, tests) keeps LINK_RATE_MBPS: those run without the
-experiments' CPU priority, as pass/fail checks on a machine under any load."""
+The rest of the testbed (demo, `lgkit run`, tests) keeps the target's link_rate_mbps: those
+run without the experiments' CPU priority, as pass/fail checks on a machine under any load."""
 PAPER_RTT_US = 30.0
 "The paper's network RTT for a TCP sender (§4, testbed setup)."
 PAPER_RTO_MIN_MS = 1.0
@@ -79,11 +79,11 @@ one). Our loop port, where the Tx copies wait for their ACK, runs at the same mu
 link rate, so copies loop as often per byte sent as theirs (unlimited, a software switch would
 spin its CPU on every copy until it is ACKed). The recirculation port proper (notifications,
 pause/resume, the receiver's reordering buffer, the hold) keeps the target's setting
-(lgprotection.RECIRC_RATE_SHARE: unlimited on the built-in target, docs/protocol.md §3.1): at
+(Target.recirc_rate_share: unlimited on the built-in target, docs/protocol.md §3.1): at
 our link rate one pass of a full frame through a port at that rate takes 1.2 ms, more than a
 base RTT (Tofino's: 123 ns, 0.004 of its RTT), and the reordering buffer, a FIFO whose packets
 loop behind new arrivals, then released a held burst at half the link rate."""
-LOOP_SHARE_CAP = {"bmv2": LOOP_RATE_SHARE}
+LOOP_SHARE_CAP = {Bmv2.name: LOOP_RATE_SHARE}
 """The Tx-copy loop's highest rate per target, as a multiple of the link rate (absent: the
 paper's multiple). BMv2 recirculates every copy and serves recirculated packets before the
 frames in its input queue: at the paper's 10x (80 Mb/s on 8 Mb/s links) the LG sender's BMv2
@@ -146,8 +146,8 @@ def add_testbed_arguments(group: Any, realtime: bool = False) -> None:
                        help="link rate (default: the target's LG rate, "
                             f"{', '.join(f'{t} {r:g}' for t, r in REPRODUCE_RATE_MBPS.items())} "
                             "Mb/s; lgkit reproduce lgrate measures it)")
-    group.add_argument("--injector", choices=("auto", "netem", "nft", "p4"), default="auto",
-                       help="corruption injector (auto: netem, else nft)")
+    group.add_argument("--injector", choices=INJECTOR_CHOICES, default="auto",
+                       help=f"corruption injector (auto: {', else '.join(INJECTOR_AUTO)})")
     group.add_argument("--nice", type=ranged(int, -20, 19), default=NICE,
                        help=f"CPU priority of the testbed's processes (default {NICE}: ahead "
                             "of other work on the machine; 0 to leave it)")
@@ -226,9 +226,8 @@ class Bed:
         rate = rate_mbps or getattr(options, "rate_mbps", None) or REPRODUCE_RATE_MBPS.get(
             ctx.target)
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
-                               rate_mbps=rate, log=self.log)
-        self.injector_choice = getattr(options, "injector", "auto")
-        self.injector: Injector | None = None
+                               rate_mbps=rate, log=self.log,
+                               injector=getattr(options, "injector", "auto"))
         self.loss = 0.0
         self.protection: TestbedProtection | None = None
         self.mode = "off"
@@ -237,7 +236,6 @@ class Bed:
         self.paper_gbps: float | None = None
         self.recirc_mbps = math.nan
         self._old_nice: int | None = None
-        self._said: set[str] = set()
 
     @property
     def rate_mbps(self) -> float:
@@ -270,7 +268,7 @@ class Bed:
         self.recirc_mbps = loop_mbps(self.ctx.target, self.rate_mbps, self.paper_link_gbps)
         layout = LGLayout()
         for switch in self.spec.protected:
-            commands = port_commands(self.ctx.target, [layout.loop_port], self.recirc_mbps)
+            commands = self.testbed.kind.port_commands([layout.loop_port], self.recirc_mbps)
             self.testbed.network.node(switch).switch_cli(
                 [c for c in commands if not c.startswith("set_queue_depth")]
                 + recirc_rate_lines(self.testbed, layout))
@@ -339,28 +337,14 @@ class Bed:
 
     # ------------------------------------------------------------------------- corruption
 
-    def _say(self, line: str) -> None:
-        if line not in self._said:
-            self._said.add(line)
-            self.log(line)
-
     def set_loss(self, rate: float) -> None:
         """Corrupt the protected link i.i.d. at `rate` from now on (0: no corruption)."""
-        if self.injector is not None:
-            self.injector.stop()
-            self.injector = None
+        self.testbed.stop_corruption()
         self.loss = rate
         if rate <= 0:
             return
-        model = LossModel(rate, "iid")
-        if self.injector_choice == "p4":
-            self.injector = p4_injector(self.testbed, model, self._say)
-        else:
-            self.injector = make_injector(self.injector_choice,
-                                          self.testbed.network.wire_ports(), model, self._say,
-                                          frames_per_s(self.testbed))
-        self.injector.start()
-        self.ctx.note(injector=self.injector.describe())
+        injector = self.testbed.corrupt(LossModel(rate, "iid"))
+        self.ctx.note(injector=injector.describe())
 
     # ------------------------------------------------------------------------- LinkGuardian
 
@@ -449,11 +433,8 @@ class Bed:
     def stop(self) -> None:
         """Corruption off, LG off, network down."""
         try:
-            if self.injector is not None:
-                self.injector.stop()
-                self.injector = None
-        finally:
             self.testbed.stop()
+        finally:
             if self._old_nice is not None:
                 os.setpriority(os.PRIO_PROCESS, 0, self._old_nice)
             if os.sched_getscheduler(0) != os.SCHED_OTHER:

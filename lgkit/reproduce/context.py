@@ -17,7 +17,6 @@ DEFAULT_TIME_LIMIT_S = 600.0
 "A default-scale run ends within 10 minutes."
 QUICK_TIME_LIMIT_S = 60.0
 "A --quick run ends within 1 minute."
-TARGETS = ("builtin", "bmv2")
 
 Log = Callable[[str], None]
 

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from lgkit.argtypes import LOSS_RATE, ranged
+from lgkit.core import naming
+from lgkit.core.argtypes import LOSS_RATE, ranged
+from lgkit.core.child import stop_process
 from lgkit.measure.metrics import TAIL_QUANTILES, Estimate, percentile_label, tail
 from lgkit.measure.results import read_table
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import FCT_PORT, Bed, FctServer
 from lgkit.reproduce.context import Context, ReproduceError

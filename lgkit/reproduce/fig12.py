@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from lgkit.reproduce import stress
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Comparison
-from lgkit.sim import figures
 
 
 def add_arguments(group: Any) -> None:
-    figures.add_arguments(group)
+    stress.add_arguments(group)
 
 
 def run(ctx: Context) -> list[Comparison]:
-    return figures.run("fig12", ctx)
+    return stress.run("fig12", ctx)

@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from lgkit.argtypes import LOSS_RATE, SECONDS
+from lgkit.core import naming
+from lgkit.core.argtypes import LOSS_RATE, SECONDS
+from lgkit.core.child import stop_process
 from lgkit.measure.p4poll import P4Poller
 from lgkit.measure.wirecap import (
     RetxDelays,
@@ -31,8 +33,6 @@ from lgkit.measure.wirecap import (
     read_pcap,
     retransmission_delays,
 )
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.testbed.testbed import HOST_SHARE
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from lgkit.argtypes import LOSS_RATE, ranged
+from lgkit.core.argtypes import LOSS_RATE, ranged
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.schemes.joint import CONFIGS, FABRIC_RATE, HOST_RATE, JointResult, JointSetup, run_joint

@@ -23,7 +23,10 @@ from typing import Any
 
 from finsy import P4CounterEntry
 
-from lgkit.argtypes import RATE_MBPS, SECONDS, SHARE, ranged
+from lgkit.core.argtypes import RATE_MBPS, SECONDS, SHARE, ranged
+from lgkit.core.targets import preflight as net_preflight
+from lgkit.core.targets import target_kind
+from lgkit.core.topology import load_spec
 from lgkit.measure.loss import PointCounts
 from lgkit.measure.wirecap import (
     RetxDelays,
@@ -32,15 +35,14 @@ from lgkit.measure.wirecap import (
     read_pcap,
     retransmission_delays,
 )
-from lgkit.net.cli import preflight as net_preflight
-from lgkit.net.inject.injectors import Injector, make_injector
-from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.spec.topology import load_spec
+from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
+from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
-from lgkit.net.testbed.testbed import HOST_SHARE, LINK_RATE_MBPS, Testbed
+from lgkit.net.testbed.testbed import HOST_SHARE, Testbed
 from lgkit.reproduce.bed import preflight as testbed_preflight
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
+from lgkit.sw.switch.loss import LossModel
 from lgkit.workloads.iperf import IperfServer, run_tcp
 
 CORRUPTION = 1e-2
@@ -182,14 +184,13 @@ class RateBed:
     def __init__(self, ctx: Context, seconds: float, injector: str,
                  plain_bridges: bool = False,
                  max_effective: float = MAX_EFFECTIVE_LOSS) -> None:
-        self.ctx, self.seconds, self.injector_choice = ctx, seconds, injector
+        self.ctx, self.seconds = ctx, seconds
         self.max_effective = max_effective
         self.spec = load_spec("fig7")
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
-                               rate_mbps=LINK_RATE_MBPS[ctx.target], log=ctx.log,
-                               plain_bridges=plain_bridges)
+                               rate_mbps=target_kind(ctx.target).link_rate_mbps, log=ctx.log,
+                               plain_bridges=plain_bridges, injector=injector)
         self.protection = None
-        self.injector: Injector | None = None
         self.sender, self.receiver = self.spec.protected
 
     def start(self) -> RateBed:
@@ -209,13 +210,6 @@ class RateBed:
             time.sleep(SETTLE_S)
             delta = self.testbed.counts() - before
         return tcp.goodput_mbps, tcp.retransmits, delta
-
-    def _injector(self) -> Injector:
-        if self.injector is None:
-            self.injector = make_injector(self.injector_choice,
-                                          self.testbed.network.wire_ports(),
-                                          LossModel(CORRUPTION, "iid"), self.ctx.log)
-        return self.injector
 
     def counter(self, switch: str, name: str, neighbour: str) -> int:
         """An LG packet counter at the switch's port facing neighbour (over P4Runtime)."""
@@ -244,7 +238,7 @@ class RateBed:
 
     def passes(self) -> dict[str, int]:
         """Pipeline passes so far per switch (built-in target only; BMv2 does not count)."""
-        if self.ctx.target != "builtin":
+        if not self.testbed.kind.reports_drops:
             return {}
         total = {}
         for switch in self.testbed.network.p4_switch_names():
@@ -259,8 +253,7 @@ class RateBed:
         self.ctx.check_time(f"{rate_mbps:g} Mb/s")
         self.testbed.set_rate(rate_mbps)
         clean_mbps, _, _ = self._flow()
-        injector = self._injector()
-        injector.start()
+        self.testbed.corrupt(LossModel(CORRUPTION, "iid"))
         tx, rx = self.sender, self.receiver
         try:
             self.protection.enable(CORRUPTION)
@@ -280,7 +273,7 @@ class RateBed:
             rx_max = self.register(rx, "lg_rx_buf_max_pkts", tx)
             timeout_ms = self.protection.params(CORRUPTION).ack_timeout_us / 1000
         finally:
-            injector.stop()
+            self.testbed.stop_corruption()
             self.protection.disable()
         delays = (retransmission_delays(lg_data_frames(read_pcap(pcap))) if pcap.exists()
                   else RetxDelays([], 0))
@@ -291,7 +284,7 @@ class RateBed:
                      delta.actual_loss, delta.effective_loss, retransmits, lg["retx"],
                      lg["timeouts"], tx_max, rx_max, lg["dummies"], lg["acks"], lg["pauses"],
                      timeout_ms, *delay_percentiles(delays),
-                     describe_losses(lost) if self.ctx.target == "builtin" else "n/a",
+                     describe_losses(lost) if self.testbed.kind.reports_drops else "n/a",
                      " ".join(f"{s} {c:.2f}" for s, c in cpu.items()),
                      " ".join(f"{s} {p:.1f}" for s, p in passes.items()),
                      round(os.getloadavg()[0], 2), passed, why)
@@ -326,8 +319,8 @@ def add_arguments(group: Any) -> None:
                        help="length of each TCP flow (default 10, --quick 3)")
     group.add_argument("--rates", type=RATE_MBPS, nargs="+", metavar="MBPS",
                        help="probe exactly these rates instead of searching")
-    group.add_argument("--injector", choices=("auto", "netem", "nft"), default="auto",
-                       help="corruption injector (auto: netem, else nft)")
+    group.add_argument("--injector", choices=INJECTOR_CHOICES, default="auto",
+                       help=f"corruption injector (auto: {', else '.join(INJECTOR_AUTO)})")
     group.add_argument("--max-effective-loss", type=SHARE, default=MAX_EFFECTIVE_LOSS,
                        help="highest effective loss a passing rate may show (default 0: none; "
                             "issue 11 allows 1e-4)")
@@ -345,7 +338,7 @@ def run(ctx: Context) -> list[Comparison]:
     if options.repeat < 1 or not 0 <= options.max_effective_loss < 1:
         raise ValueError("--repeat must be >= 1 and --max-effective-loss in [0, 1)")
     seconds = options.seconds or (3.0 if ctx.quick else 10.0)
-    start = options.start_mbps or LINK_RATE_MBPS[ctx.target]
+    start = options.start_mbps or target_kind(ctx.target).link_rate_mbps
     probes: list[Probe] = []
     bed = RateBed(ctx, seconds, options.injector, options.plain_bridges,
                   options.max_effective_loss)

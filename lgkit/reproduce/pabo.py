@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from lgkit.argtypes import ranged
+from lgkit.core.argtypes import ranged
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.schemes.pabo_burst import BurstResult, BurstSetup, run_burst

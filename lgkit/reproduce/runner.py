@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lgkit.argtypes import SEED, ranged
-from lgkit.cli import OneLineParser
-from lgkit.measure.results import RESULTS_ROOT, RunStore, check_writable, read_metadata
+from lgkit.core.argtypes import SEED, OneLineParser, ranged
+from lgkit.core.targets import DEFAULT_TARGET, P4_TARGETS
+from lgkit.core.writable import check_writable
+from lgkit.measure.results import RESULTS_ROOT, RunStore, read_metadata
 from lgkit.reproduce.context import (
     DEFAULT_TIME_LIMIT_S,
     QUICK_TIME_LIMIT_S,
-    TARGETS,
     Context,
     Log,
     ReproduceError,
@@ -41,7 +41,7 @@ def options_parser(entry: Entry, module: Any) -> argparse.ArgumentParser:
     common.add_argument("--quick", action="store_true",
                         help=f"the smallest run that shows the effect "
                              f"(within {QUICK_TIME_LIMIT_S:g} s)")
-    common.add_argument("--target", choices=TARGETS, default="builtin",
+    common.add_argument("--target", choices=P4_TARGETS, default=DEFAULT_TARGET,
                         help="switch implementation (default builtin)")
     common.add_argument("--seed", type=SEED, default=1,
                         help="seed of every random choice")

@@ -13,7 +13,7 @@ import argparse
 import math
 from typing import Any
 
-from lgkit.argtypes import SECONDS
+from lgkit.core.argtypes import SECONDS
 from lgkit.reproduce import bed as testbed
 from lgkit.reproduce.bed import Bed
 from lgkit.reproduce.context import Context

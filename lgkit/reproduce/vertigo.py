@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from lgkit.argtypes import RATE_MBPS, SHARE, ranged
+from lgkit.core import naming
+from lgkit.core.argtypes import RATE_MBPS, SHARE, ranged
+from lgkit.core.child import stop_process
+from lgkit.core.targets import Builtin
+from lgkit.core.targets import preflight as net_preflight
 from lgkit.measure.metrics import tail
 from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
-from lgkit.net.cli import preflight as net_preflight
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
 from lgkit.schemes.vertigo_control import Buffer
@@ -41,10 +42,11 @@ TEARDOWN_RESERVE_S = 30.0
 QUICK_SCHEME_S = 15.0
 "--quick: each scheme's share of traffic (about 5 s of queries per aggregator, then counters)."
 PING_RTT = r"rtt min/avg/max/mdev = ([\d.]+)/"
-BUILTIN_RATE_MBPS = 5.0
-"""Default host link rate on the built-in target at default scale: at its usual 10 Mb/s the six
-software switches, sixteen host agents and the workload need more than this 2-core machine has
-under Vertigo, and packets wait seconds in the switches' receive buffers (docs/vertigo.md)."""
+DEFAULT_SCALE_RATE_MBPS = {Builtin.name: 5.0}
+"""Default host link rate per target at default scale (else the target's): on the built-in
+target, at its usual 10 Mb/s the six software switches, sixteen host agents and the workload
+need more than this 2-core machine has under Vertigo, and packets wait seconds in the switches'
+receive buffers (docs/vertigo.md)."""
 QPS_PER_MBPS = 0.1
 "Default incast queries per second per aggregator, per Mb/s of host link (1 at 10 Mb/s)."
 
@@ -54,7 +56,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--schemes", help=f"comma-separated, from {', '.join(SCHEMES)} "
                        f"(default: all; --quick: {', '.join(QUICK_SCHEMES)})")
     group.add_argument("--rate-mbps", type=RATE_MBPS,
-                       help=f"host link rate (default: {BUILTIN_RATE_MBPS:g} on the built-in "
+                       help="host link rate (default: "
+                            f"{DEFAULT_SCALE_RATE_MBPS[Builtin.name]:g} on the built-in "
                             "target at default scale, else the target's)")
     group.add_argument("--fanin", type=ranged(int, 1, 1000), default=12,
                        help="servers per incast query")
@@ -92,8 +95,8 @@ def run(ctx: Context) -> list[Comparison]:
     background = options.background if options.background is not None else (
         0.0 if ctx.quick else 0.3)
     rate = options.rate_mbps
-    if rate is None and ctx.target == "builtin" and not ctx.quick:
-        rate = BUILTIN_RATE_MBPS
+    if rate is None and not ctx.quick:
+        rate = DEFAULT_SCALE_RATE_MBPS.get(ctx.target)
     bed = VertigoBed(ctx.store.path, ctx.target, rate,
                      Buffer(options.buffer, options.buffer // 2), log=ctx.log)
     try:

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lgkit.net.spec.topology import TopologySpec
+from lgkit.core.topology import TopologySpec
 
 PortOf = Callable[[str, str], int]
 "port_of(switch, neighbour) -> the switch's port facing that neighbour."

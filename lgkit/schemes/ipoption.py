@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-from lgkit.sim.frames import ipv4_checksum
+from lgkit.core.frames import ipv4_checksum
 
 OPTION_LEN = 12
 SEAL_OFFSET = 8

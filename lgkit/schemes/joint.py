@@ -21,7 +21,9 @@ from lgkit.control.linkguardian import (
     apply_ops,
     switch_setup_ops,
 )
-from lgkit.net.spec.topology import load_spec, next_hops
+from lgkit.control.pipeline_writer import PipelineWriter
+from lgkit.core.frames import ip_bytes, ipv4_checksum, mac_bytes
+from lgkit.core.topology import load_spec, next_hops
 from lgkit.schemes import ipoption, pabo_control, vertigo_control
 from lgkit.schemes.entries import Write
 from lgkit.schemes.fabric import ip_value, mac_value
@@ -29,10 +31,8 @@ from lgkit.schemes.flowinfo import FlowInfo
 from lgkit.schemes.pabo_control import PaboParams
 from lgkit.schemes.vertigo_control import SCHEMES, Buffer
 from lgkit.schemes.vfabric import VirtualFabric
-from lgkit.sim.frames import ip_bytes, ipv4_checksum, mac_bytes
-from lgkit.sim.writer import PipelineWriter
 from lgkit.sw.exec.interp.tables import Lpm
-from lgkit.sw.switch.vnet import IidLoss
+from lgkit.sw.switch.loss import IidLoss
 
 SPEC = "leafspine16"
 LG_SWITCHES = ("l1", "s1")

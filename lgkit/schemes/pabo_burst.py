@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from lgkit.net.spec.topology import load_spec
+from lgkit.core.frames import ip_bytes, ipv4_checksum, mac_bytes
+from lgkit.core.topology import load_spec
 from lgkit.schemes import bounce
 from lgkit.schemes.pabo_control import PaboParams, switch_writes
 from lgkit.schemes.vfabric import VirtualFabric
-from lgkit.sim.frames import ip_bytes, ipv4_checksum, mac_bytes
 
 IP_PACKET_BYTES = 1500
 SEND_INTERVAL_NS = 10_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lgkit.net.spec.topology import TopologySpec
+from lgkit.core.topology import TopologySpec
 from lgkit.schemes.entries import Write
 from lgkit.schemes.fabric import PortOf, ip_value, mac_value, switch_routes
 from lgkit.sw.exec.interp.tables import Lpm, Range

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lgkit.core import naming
+from lgkit.core.child import stop_process
+from lgkit.core.targets import DEFAULT_TARGET
+from lgkit.core.topology import load_spec
 from lgkit.measure.p4poll import Cell, read_cells
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
-from lgkit.net.spec.topology import TopologySpec, load_spec
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.schemes.entries import to_session
 from lgkit.schemes.fabric import switch_routes
@@ -114,41 +115,36 @@ def _routes(host: Host) -> list[str]:
     return [line.strip() for line in host.cmd("ip -4 route show").splitlines() if line.strip()]
 
 
-class VertigoBed:
-    """Start once, switch schemes at run time, stop."""
+class VertigoBed(Testbed):
+    """The testbed with the Vertigo program on leafspine16: start once, switch schemes at run
+    time, stop."""
 
-    def __init__(self, work_dir: Path, target: str = "builtin", rate_mbps: float | None = None,
+    def __init__(self, work_dir: Path, target: str = DEFAULT_TARGET, rate_mbps: float | None = None,
                  buffer: Buffer = DEFAULT_BUFFER, spec: str = "leafspine16",
                  log: Log = print) -> None:
-        self.spec: TopologySpec = load_spec(spec)
-        self.work_dir = work_dir
+        super().__init__(load_spec(spec), target, work_dir, program=P4, rate_mbps=rate_mbps,
+                         log=log, priority_queues=8, routes=False)
         self.buffer = buffer
-        self.log = log
-        self.testbed = Testbed(self.spec, target, work_dir, program=P4, rate_mbps=rate_mbps,
-                               log=log, priority_queues=8, routes=False)
         self.servers: list[HostProcess] = []
         self.agents: list[HostProcess] = []
         self.scheme: Scheme | None = None
 
-    @property
-    def rate_mbps(self) -> float:
-        """Host link rate."""
-        return float(self.testbed.rate_mbps)
-
     def host(self, name: str) -> Any:
-        return self.testbed.network.node(name)
+        return self.network.node(name)
 
     def ip(self, name: str) -> str:
         return self.spec.host_ip(name)
 
-    def start(self, host_settings: HostSettings) -> VertigoBed:
-        """Network, tables, rates, host settings and FCT servers."""
-        self.testbed.start()
+    def start(self, host_settings: HostSettings | None = None) -> VertigoBed:
+        """Network, tables, rates, host settings (default: the kit's) and FCT servers."""
+        super().start()
+        assert self.rate_mbps is not None, "a P4 target sets the link rate"
+        host_settings = host_settings or HostSettings()
         for index, switch in enumerate(self.spec.switches):
-            session = self.testbed.sessions[switch]
-            to_session(session, topology_writes(self.spec, switch, self.testbed.network.port)
+            session = self.sessions[switch]
+            to_session(session, topology_writes(self.spec, switch, self.network.port)
                        + band_writes())
-            fabric = switch_routes(self.spec, switch, self.testbed.network.port).switch_ports
+            fabric = switch_routes(self.spec, switch, self.network.port).switch_ports
             rate = round(self.rate_mbps * FABRIC_FACTOR * 1e6)
             self.host_cli(switch, [f"set_port_rate {rate} {port}" for port in fabric])
             to_session(session, [settings_write(SCHEMES["ecmp"], self.buffer, index)])
@@ -165,7 +161,7 @@ class VertigoBed:
 
     def host_cli(self, switch: str, commands: list[str]) -> str:
         """Runtime-CLI commands on one switch."""
-        return self.testbed.network.node(switch).switch_cli(commands)
+        return self.network.node(switch).switch_cli(commands)
 
     def _start(self, host: str, kind: str, argv: list[str], ready: str) -> HostProcess:
         process = self.host(host).popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -180,7 +176,7 @@ class VertigoBed:
         """Every switch to `scheme`; the host agents run for Vertigo only."""
         self.scheme = SCHEMES[scheme]
         for index, switch in enumerate(self.spec.switches):
-            to_session(self.testbed.sessions[switch],
+            to_session(self.sessions[switch],
                        [settings_write(self.scheme, self.buffer, index)])
         self.stop_agents()
         if scheme == "vertigo":
@@ -207,9 +203,9 @@ class VertigoBed:
         """The program's counters summed over every switch and port."""
         totals = dict.fromkeys(COUNTERS, 0)
         for switch in self.spec.switches:
-            ports = [p for p, _ in self.testbed.network.node(switch).port_map()]
+            ports = [p for p, _ in self.network.node(switch).port_map()]
             cells = [Cell(switch, "counter", name, port) for name in COUNTERS for port in ports]
-            for cell, value in read_cells(self.testbed.sessions[switch].read, cells).items():
+            for cell, value in read_cells(self.sessions[switch].read, cells).items():
                 totals[cell.name] += value["packets"]
         return totals
 
@@ -217,7 +213,7 @@ class VertigoBed:
         """CPU seconds so far: the software switches', the host agents', and the machine's busy
         and total (all cores; the switches, agents and workloads share them with whatever
         else runs)."""
-        switches = [self.testbed.network.node(s).process for s in self.spec.switches]
+        switches = [self.network.node(s).process for s in self.spec.switches]
         busy, total = machine_cpu()
         return {"switches": sum(cpu_seconds(p.pid) for p in switches if p is not None),
                 "agents": sum(cpu_seconds(a.process.pid) for a in self.agents),
@@ -229,7 +225,7 @@ class VertigoBed:
         `rx_socket_overflow` (the kernel, when a software switch falls so far behind that a
         port's receive buffer fills: the CPU cannot carry the load)."""
         totals = dict.fromkeys(("queue_full", "rx_socket_overflow"), 0)
-        for (_, cause), n in self.testbed.drop_counts().items():
+        for (_, cause), n in self.drop_counts().items():
             totals[cause] = totals.get(cause, 0) + n
         return totals
 
@@ -241,7 +237,7 @@ class VertigoBed:
                 server.stop()
             self.servers.clear()
         finally:
-            self.testbed.stop()
+            super().stop()
 
     def wait_quiet(self, seconds: float = 2.0) -> None:
         """Let queues drain between two runs."""

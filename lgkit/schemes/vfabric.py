@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from lgkit.net.spec.topology import TopologySpec
+from lgkit.core.topology import TopologySpec
 from lgkit.schemes.entries import Write, to_pipeline
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lgkit.argtypes import LOSS_RATE, SEED, ranged
+from lgkit.core.argtypes import LOSS_RATE, SEED, ranged
 from lgkit.sim.soak import SoakSpec, report, run_soak
 
 TOFINO_PKTGEN_PERIOD_NS = 124

@@ -32,12 +32,13 @@ from lgkit.control.linkguardian import (
     set_mode_ops,
     switch_setup_ops,
 )
-from lgkit.sim.frames import LgWire, packet_id, parse_lg, udp_frame
-from lgkit.sim.writer import PipelineWriter
+from lgkit.control.pipeline_writer import PipelineWriter
+from lgkit.core.frames import LgWire, packet_id, parse_lg, udp_frame
 from lgkit.sw.exec.interp.tables import Lpm, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, IidLoss, VirtualNetwork
+from lgkit.sw.switch.loss import IidLoss
+from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, VirtualNetwork
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "linkguardian.p4"
 HOST_PORT = 1

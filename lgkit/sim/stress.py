@@ -15,18 +15,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lgkit.control.linkguardian import LGParams
-from lgkit.sim.frames import ID_OFFSET, FrameStream, parse_lg
+from lgkit.core.frames import ID_OFFSET, FrameStream, parse_lg
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LINK_PORT, LGNet, ScenarioConfig
 from lgkit.sim.soak import _unwrap
 from lgkit.sim.timing import TimingModel
-from lgkit.sw.switch.vnet import (
-    ETHERNET_FRAMING_BYTES,
-    GilbertElliott,
-    IidLoss,
-    LineRateSource,
-    LossModel,
-    TruncatedGaps,
-)
+from lgkit.sw.switch.loss import FrameLoss, GilbertElliott, IidLoss, TruncatedGaps
+from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, LineRateSource
 
 MTU_FRAME_BYTES = 1514
 LG_DATA_OVERHEAD = 5  # data header + inner EtherType on every protected frame
@@ -99,7 +93,7 @@ class StressSpec:
             params = replace(params, ack_timeout_us=self.ack_timeout_us)
         return params
 
-    def loss_model(self) -> LossModel | None:
+    def loss_model(self) -> FrameLoss | None:
         if self.loss == 0:
             return None
         if self.burst > 1.0:

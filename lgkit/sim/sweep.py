@@ -76,8 +76,8 @@ def law_points(scale: Scale, seed: int) -> list[StressSpec]:
 
 
 CODE = [Path(__file__).resolve().parents[1] / part for part in (
-    "sim/stress.py", "sim/timing.py", "sim/scenario.py", "sim/frames.py", "sw/switch/vnet.py",
-    "sw/switch/tm.py", "sw/switch/switch.py", "control/linkguardian.py")]
+    "sim/stress.py", "sim/timing.py", "sim/scenario.py", "core/frames.py", "sw/switch/vnet.py",
+    "sw/switch/loss.py", "sw/switch/tm.py", "sw/switch/switch.py", "control/linkguardian.py")]
 PROGRAM_DIR = Path(__file__).resolve().parents[2] / "p4"
 
 
@@ -172,7 +172,7 @@ def _run_dask(specs: list[StressSpec], index: list[int],
               scheduler: str | None) -> None:
     from dask.distributed import as_completed
 
-    from lgkit.fabric.sweep import dask_client
+    from lgkit.core.cluster import dask_client
 
     with dask_client(scheduler, workers) as client:
         futures = client.map(run_point, specs, pure=False)  # type: ignore[attr-defined]

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
+from lgkit.core import naming
+from lgkit.core.child import stop_process
 
 CONGESTION = ("cubic", "bbr", "dctcp", "reno")
 IPERF_PORT = 5201

@@ -1,4 +1,5 @@
-"""Corruption injectors on the protected link: tc netem, nftables numgen drop, in-P4 dropper."""
+"""Corruption injectors on the protected link (tc netem, nftables numgen drop) and what
+every injector is given and offers."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
-from lgkit.net.inject.lossmodel import LossModel, StateSwitcher
-from lgkit.net.lifecycle import naming
+from lgkit.control.session import P4RuntimeSession
+from lgkit.core import naming
+from lgkit.net.inject.switcher import StateSwitcher
+from lgkit.sw.switch.loss import LossModel
 
-INJECTORS = ("auto", "netem", "nft", "p4")
 NFT_SCALE = 1_000_000
 "nftables draws numgen random mod NFT_SCALE: loss rates resolve to 1e-6."
 
@@ -24,6 +26,26 @@ class WirePorts:
     "Receives the sender's frames: nftables drops on its netdev ingress."
     toward_receiver: str
     "Sends them on to the receiver: netem sits on its egress."
+
+
+@dataclass(frozen=True)
+class LGSender:
+    """The LinkGuardian program's sender end of the protected link (in-P4 injectors)."""
+
+    switch: str
+    port: int
+    session: P4RuntimeSession
+
+
+@dataclass(frozen=True)
+class LinkAccess:
+    """Where an injector can drop frames of the protected link."""
+
+    wire: WirePorts
+    frames_per_s: float
+    "Full-size frames per second at the link rate (Gilbert-Elliott in time)."
+    lg_sender: LGSender | None = None
+    "The LG sender's port, when the LG program runs on a P4 target."
 
 
 class InjectorUnavailable(RuntimeError):
@@ -43,6 +65,9 @@ class Injector(Protocol):
 
     def describe(self) -> str:
         """One line: what drops where, with which model."""
+
+    def unseen_drops(self) -> int:
+        """Frames dropped where the wire's counters do not see them (0 on the wire)."""
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess:
@@ -116,6 +141,10 @@ class NetemInjector:
     def describe(self) -> str:
         """One line for the user."""
         return f"netem on {self.iface} egress, {self.model.describe()}"
+
+    def unseen_drops(self) -> int:
+        """None: the wire's counters see every frame netem drops."""
+        return 0
 
 
 @dataclass
@@ -196,26 +225,16 @@ class NftInjector:
         timing = f"; {self._switcher.describe()}" if self._switcher is not None else ""
         return f"nft numgen drop on {self.iface} netdev ingress, {self.model.describe()}{timing}"
 
+    def unseen_drops(self) -> int:
+        """None: the wire's counters see every frame nft drops."""
+        return 0
 
-def make_injector(choice: str, wire: WirePorts, model: LossModel, log=print,
-                  frames_per_s: float = 5000.0) -> Injector:
-    """The requested injector, or for `auto` the first available of netem, nft.
 
-    Each unavailable injector that is passed over gets one line; the chosen one is printed.
-    The in-P4 dropper is selected by the experiment (it needs the LG program's session).
-    """
-    if choice not in ("auto", "netem", "nft"):
-        raise ValueError(f"unknown injector '{choice}' (choose from auto, netem, nft, p4)")
-    candidates = ["netem", "nft"] if choice == "auto" else [choice]
-    reasons = []
-    for name in candidates:
-        try:
-            injector = (NetemInjector(wire.toward_receiver, model) if name == "netem"
-                        else NftInjector(wire.from_sender, model, frames_per_s))
-        except InjectorUnavailable as exc:
-            log(str(exc))
-            reasons.append(str(exc))
-            continue
-        log(f"injector: {injector.describe()}")
-        return injector
-    raise InjectorUnavailable("; ".join(reasons))
+def netem(link: LinkAccess, model: LossModel) -> NetemInjector:
+    """netem on the wire's egress toward the receiver."""
+    return NetemInjector(link.wire.toward_receiver, model)
+
+
+def nft(link: LinkAccess, model: LossModel) -> NftInjector:
+    """nftables on the wire's ingress from the sender."""
+    return NftInjector(link.wire.from_sender, model, link.frames_per_s)

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lgkit.core import naming
 from lgkit.measure.results import mark_incomplete_if_running
-from lgkit.net.lifecycle import naming
 
 
 @dataclass

@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from lgkit.core import naming
+from lgkit.core.lock import machine_lock
 from lgkit.measure.results import RunStore
-from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.cleanup import clean
-from lgkit.net.lifecycle.lock import machine_lock
 from lgkit.net.lifecycle.reaper import start_reaper, stop_reaper
 
 

@@ -21,10 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lgkit.core import naming
+from lgkit.core.lock import machine_lock
+from lgkit.core.targets import target_kind
 from lgkit.measure.results import read_metadata
-from lgkit.net.lifecycle import naming
 from lgkit.net.lifecycle.cleanup import clean, leftovers
-from lgkit.net.lifecycle.lock import machine_lock
 
 ACTIONS = ("sigint", "sigint x3", "sigint burst", "sigterm", "kill runner", "kill reaper+runner",
            "kill both")
@@ -122,7 +123,7 @@ def interrupt_run(index: int, action: str, at_s: float, workdir: Path, target: s
                   seconds: float, rng: random.Random, after: str = "") -> Outcome:
     """Start one run and interrupt it `at_s` seconds after its log first shows `after` (a line's
     beginning; "": after it started)."""
-    phases = "[lg_off, corruptd]" if target != "lxbr" else "[lg_off]"
+    phases = "[lg_off, corruptd]" if target_kind(target).runs_p4 else "[lg_off]"
     scenario = workdir / f"run{index}.yaml"
     scenario.write_text(SCENARIO.format(seconds=seconds, phases=phases))
     log = workdir / f"run{index}.log"

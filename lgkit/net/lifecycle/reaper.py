@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lgkit.core import naming
+from lgkit.core.child import stop_process
 from lgkit.measure.results import mark_incomplete_if_running
-from lgkit.net.lifecycle import naming
-from lgkit.net.lifecycle.child import stop_process
 from lgkit.net.lifecycle.cleanup import clean
 
 

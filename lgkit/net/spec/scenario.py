@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass, field, replace
 
 from lgkit.control.corruptd import CorruptdParams
-from lgkit.net.inject.lossmodel import LossModel
-from lgkit.net.spec.specfile import KIT_ROOT, read_spec
+from lgkit.core.specfile import KIT_ROOT, read_spec
+from lgkit.sw.switch.loss import LossModel
 
 SCENARIO_DIR = KIT_ROOT / "workloads"
 PHASES = ("lg_off", "lg_on", "corruptd")

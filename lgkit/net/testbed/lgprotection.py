@@ -2,42 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
-from finsy import P4CounterEntry
-
 from lgkit.control.linkguardian import (
     LGLayout,
     LGParams,
     ProtectedLink,
     apply_ops,
-    corruption_ops,
     switch_setup_ops,
 )
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
-from lgkit.net.inject.lossmodel import LossModel, StateSwitcher
-from lgkit.net.testbed.testbed import Testbed
+from lgkit.core.targets import target_kind
+from lgkit.net.testbed.testbed import FRAME_BITS, LG_PROGRAM, Testbed, frames_per_s
 
-REPO = Path(__file__).resolve().parents[3]
-LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
-FRAME_BITS = 1514 * 8
 TIMEOUT_FRAMES = 20
 "ackNoTimeout on scaled links: at least this many full frame times (7 us is ~60 frames at 100G)."
-MIN_TIMEOUT_US = {"builtin": 250_000, "bmv2": 2_000_000}
-"""... and at least this long per target, above the retransmission delays measured on it (the
-paper, App. B.1, sets the timeout above the measured maximum; docs/performance.md has the
-measurements, `lgkit reproduce lgrate` prints them). On a software switch the delay is not the
-wire's: the buffered copy waits for its next pass through the loop port and for the sender
-switch's CPU (up to 122 ms on the built-in target at 10 Mb/s with two CPU hogs, 324 ms on BMv2
-at 3 Mb/s with other work on the machine), and a receiver's BMv2 ingress thread serves its
-recirculating reordering buffer before newly arrived frames, so an arrived retransmission can
-wait there (up to 0.9 s measured). The former 20 ms floor skipped those sequence numbers: each
-late retransmission was a packet lost for good. A longer timeout costs only when no copy
-arrives (all N + 1 lost, p^(N+1) = 1e-8 at 1e-2 with N = 3; a burst beyond K holes): delivery
-behind that hole then stalls this long, the reordering buffer held by pause/resume meanwhile."""
-DEFAULT_MIN_TIMEOUT_US = 250_000
-"The floor for a target not measured above."
 RESUME_WINDOW_US = 20_000
 """The reordering buffer's resumeThreshold is what the link carries in half of this or of
 TIMEOUT_FRAMES frame times, whichever is longer (at least the paper's 37 KB): sized for an
@@ -57,25 +34,9 @@ link's full-size frame rate: each copy is checked about LOOP_RATE_SHARE times wh
 runs full, instead of spinning through the pipeline as fast as the CPU allows (like Tofino's
 recirculation port, whose bandwidth is fixed). It must stay above 1: every copy needs at least
 one check after its ACK arrives."""
-RECIRC_RATE_SHARE = {"bmv2": 4.0}
-"""Queue rate of the recirculation port per target, as a multiple of the link's full-size frame
-rate (absent: unlimited). On BMv2 the receiver's reordering buffer recirculates through it while
-a hole is open, and BMv2's one ingress thread serves recirculated packets strictly before newly
-received ones: unlimited, the buffer can starve every new frame, the retransmission that would
-close the hole among them, until the ackNoTimeout skips the hole (measured: a retransmission
-delay of 1.9 s, and arrived retransmissions left 0.9 s in the input queue). Four times the frame
-rate drains the buffer four times faster than the link fills it and leaves the ingress thread
-time for the link. The built-in target's event loop alternates its timers and its sockets, so it
-has no such starvation there, and its recirculation port stays unlimited (docs/protocol.md §3.1):
-limited to the link's rate, a FIFO whose buffered packets loop behind newly arrived ones needs
-~2 passes per in-order delivery, so a burst held behind one hole was released at ~0.45x the
-link rate (fig10 at 10 Mb/s: 24 KB flows up to 21 ms slower; docs/reproduce.md)."""
-DROP_COUNTER = "lg_cnt_corrupt_drops"
-"The LG program's count of frames its corruption emulator dropped, per port."
 MIN_LOSS = 1e-9
 "Eq. 2 needs a loss rate > 0; a link measured loss-free is treated as this."
 
-Log = Callable[[str], None]
 
 
 def lg_available() -> bool:
@@ -120,9 +81,9 @@ class TestbedProtection:
 
     def queue_rates(self) -> dict[str, list[str]]:
         """Runtime-CLI lines for the current link rate: the loop port's queue rate, the
-        recirculation port's (RECIRC_RATE_SHARE) and the protected ports' courier queue rate (a
+        recirculation port's (recirc_rate_lines) and the protected ports' courier queue rate (a
         share of 0 = unlimited)."""
-        frames = frames_per_s(self.testbed)
+        frames = frames_per_s(self.testbed.rate_mbps)
         sender, receiver = self.testbed.spec.protected
         lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}",
                           *recirc_rate_lines(self.testbed, self.layout)]
@@ -154,80 +115,44 @@ def frame_times_us(frames: float, rate_mbps: float) -> int:
 
 
 def ack_timeout_us(target: str, rate_mbps: float) -> int:
-    """The testbed's ackNoTimeout (us) for a target at a link rate."""
-    floor = MIN_TIMEOUT_US.get(target, DEFAULT_MIN_TIMEOUT_US)
-    return max(floor, frame_times_us(TIMEOUT_FRAMES, rate_mbps))
+    """The testbed's ackNoTimeout (us) for a target at a link rate: at least TIMEOUT_FRAMES
+    frame times and the target's `min_timeout_us`, above the retransmission delays measured on
+    it (the paper, App. B.1, sets the timeout above the measured maximum; docs/performance.md
+    has the measurements, `lgkit reproduce lgrate` prints them). On a software switch the delay
+    is not the wire's: the buffered copy waits for its next pass through the loop port and for
+    the sender switch's CPU (up to 122 ms on the built-in target at 10 Mb/s with two CPU hogs,
+    324 ms on BMv2 at 3 Mb/s with other work on the machine), and a receiver's BMv2 ingress
+    thread serves its recirculating reordering buffer before newly arrived frames, so an arrived
+    retransmission can wait there (up to 0.9 s measured). The former 20 ms floor skipped those
+    sequence numbers: each late retransmission was a packet lost for good. A longer timeout
+    costs only when no copy arrives (all N + 1 lost, p^(N+1) = 1e-8 at 1e-2 with N = 3; a burst
+    beyond K holes): delivery behind that hole then stalls this long, the reordering buffer held
+    by pause/resume meanwhile."""
+    return max(target_kind(target).min_timeout_us, frame_times_us(TIMEOUT_FRAMES, rate_mbps))
 
 
 def recirc_rate_lines(testbed: Testbed, layout: LGLayout) -> list[str]:
-    """Runtime-CLI lines for the recirculation port's queue rate on this target
-    (RECIRC_RATE_SHARE; none, i.e. unlimited, on the built-in target)."""
-    share = RECIRC_RATE_SHARE.get(testbed.target)
+    """Runtime-CLI lines for the recirculation port's queue rate on this target.
+
+    The recirculation port's queue rate is the target's `recirc_rate_share` times the link's
+    full-size frame rate (None: unlimited). On BMv2 the receiver's reordering buffer
+    recirculates through it while a hole is open, and BMv2's one ingress thread serves
+    recirculated packets strictly before newly received ones: unlimited, the buffer can starve
+    every new frame, the retransmission that would close the hole among them, until the
+    ackNoTimeout skips the hole (measured: a retransmission delay of 1.9 s, and arrived
+    retransmissions left 0.9 s in the input queue). Four times the frame rate drains the buffer
+    four times faster than the link fills it and leaves the ingress thread time for the link.
+    The built-in target's event loop alternates its timers and its sockets, so it has no such
+    starvation there, and its recirculation port stays unlimited (docs/protocol.md §3.1):
+    limited to the link's rate, a FIFO whose buffered packets loop behind newly arrived ones
+    needs ~2 passes per in-order delivery, so a burst held behind one hole was released at
+    ~0.45x the link rate (fig10 at 10 Mb/s: 24 KB flows up to 21 ms slower; docs/reproduce.md)."""
+    share = target_kind(testbed.target).recirc_rate_share
     if not share:
         return []
-    return [f"set_queue_rate {share * frames_per_s(testbed):.0f} {layout.recirc_port}"]
+    return [f"set_queue_rate {share * frames_per_s(testbed.rate_mbps):.0f} {layout.recirc_port}"]
 
 
 def make_protection(testbed: Testbed, target_loss: float) -> TestbedProtection:
     """LG control of the testbed's protected link (switch setup written once)."""
     return TestbedProtection(testbed, target_loss)
-
-
-class P4Dropper:
-    """The in-P4 corruption emulator on the LG sender's protected port (`drop_threshold`)."""
-
-    name = "p4"
-
-    def __init__(self, testbed: Testbed, model: LossModel, frames_per_s: float) -> None:
-        sender, receiver = testbed.spec.protected
-        self.switch, self.port = sender, testbed.network.port(sender, receiver)
-        self.writer = P4RuntimeLGWriter(testbed.sessions[sender])
-        self.model = model
-        self._switcher = (StateSwitcher(model, self._apply, frames_per_s)
-                          if model.kind == "ge" else None)
-
-    def _apply(self, rate: float) -> None:
-        apply_ops(self.writer, corruption_ops(self.port, rate))
-
-    def dropped(self) -> int:
-        """Frames the dropper has taken off the link so far."""
-        entries = self.writer.session.read(P4CounterEntry(DROP_COUNTER, index=self.port))
-        return int(entries[0].data.packet_count) if entries and entries[0].data else 0
-
-    def start(self) -> None:
-        """Set the drop probability (or alternate it for Gilbert-Elliott)."""
-        if self.model.kind == "iid":
-            self._apply(self.model.rate)
-            return
-        self._apply(0.0)
-        self._switcher.start()
-
-    def stop(self) -> None:
-        """No more drops."""
-        if self._switcher is not None:
-            self._switcher.stop()
-        self._apply(0.0)
-
-    def describe(self) -> str:
-        """One line for the user."""
-        timing = f"; {self._switcher.describe()}" if self._switcher is not None else ""
-        return (f"in-P4 dropper on {self.switch} port {self.port} (after the LG header), "
-                f"{self.model.describe()}{timing}")
-
-
-def frames_per_s(testbed: Testbed) -> float:
-    """Full-size frames per second at the testbed's link rate (Linux bridges: 100 Mb/s)."""
-    return (testbed.rate_mbps or 100.0) * 1e6 / FRAME_BITS
-
-
-def p4_injector(testbed: Testbed, model: LossModel, log: Log = print) -> P4Dropper:
-    """The in-P4 dropper (LG program only); prints the chosen injector."""
-    from lgkit.net.inject.injectors import InjectorUnavailable
-
-    if testbed.program != LG_PROGRAM or not testbed.is_p4:
-        raise InjectorUnavailable("p4: unavailable (needs the LinkGuardian program on a P4 "
-                                  "target)")
-    injector = P4Dropper(testbed, model, frames_per_s(testbed))
-    testbed.unseen_drops = injector.dropped
-    log(f"injector: {injector.describe()}")
-    return injector

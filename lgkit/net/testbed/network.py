@@ -11,15 +11,14 @@ from mininet.log import setLogLevel
 from mininet.net import Mininet
 from mininet.nodelib import LinuxBridge
 
+from lgkit.core.lock import machine_lock
+from lgkit.core.naming import node_name
+from lgkit.core.targets import DEFAULT_TARGET, target_kind
+from lgkit.core.topology import WIRE, TopologySpec, next_hops
 from lgkit.net.inject.injectors import WirePorts
 from lgkit.net.lifecycle.cleanup import holder_of, kill_processes, processes_in_namespace_of
-from lgkit.net.lifecycle.lock import machine_lock
-from lgkit.net.lifecycle.naming import node_name
-from lgkit.net.spec.topology import WIRE, SpecTopo, TopologySpec, next_hops
 from lgkit.net.testbed.p4switch import P4Switch
-
-TARGETS = ("builtin", "bmv2", "lxbr")
-"builtin/bmv2 run P4 switches; lxbr (Linux bridges) exercises the plumbing without P4."
+from lgkit.net.testbed.spectopo import SpecTopo
 
 OFFLOADS = ("tso", "gso", "gro", "tx", "rx", "sg")
 "Offloads turned off on every interface, so switches see real MTU-sized frames."
@@ -64,13 +63,13 @@ class NameClash(RuntimeError):
 class KitNetwork:
     """Build, start and stop the Mininet network of a spec on one target."""
 
-    def __init__(self, spec: TopologySpec, target: str = "builtin", log_dir: Path | None = None,
-                 priority_queues: int = 3, plain_bridges: bool = False) -> None:
-        if target not in TARGETS:
-            raise ValueError(f"unknown target '{target}' (choose from {', '.join(TARGETS)})")
+    def __init__(self, spec: TopologySpec, target: str = DEFAULT_TARGET,
+                 log_dir: Path | None = None, priority_queues: int = 3,
+                 plain_bridges: bool = False) -> None:
+        self.kind = target_kind(target)
         self.spec = spec
         self.target = target
-        self.bridges = list(spec.plain) if plain_bridges and target != "lxbr" else []
+        self.bridges = list(spec.plain) if plain_bridges and self.kind.runs_p4 else []
         "Spec switches that run as Linux bridges (PlainBridge) instead of P4 switches."
         self.log_dir = log_dir or Path("/tmp/lgkit-logs")
         self.priority_queues = priority_queues
@@ -78,7 +77,7 @@ class KitNetwork:
         self._lock: ExitStack | None = None
 
     def _switch_params(self) -> dict[str, dict]:
-        if self.target == "lxbr":
+        if not self.kind.runs_p4:
             return {}
         return {
             s: {"cls": PlainBridge} if s in self.bridges else
@@ -108,7 +107,7 @@ class KitNetwork:
     def _start(self) -> Mininet:
         setLogLevel("error")
         self._check_names()
-        switch_cls = LinuxBridge if self.target == "lxbr" else P4Switch
+        switch_cls = P4Switch if self.kind.runs_p4 else LinuxBridge
         topo = SpecTopo(self.spec, switch_params=self._switch_params(),
                         wire_cls=Wire)
         self.net = Mininet(topo=topo, switch=switch_cls, controller=None, build=False,
@@ -148,7 +147,7 @@ class KitNetwork:
 
     def p4_switch_names(self) -> list[str]:
         """Spec names of the switches that run P4 (none on lxbr)."""
-        if self.target == "lxbr":
+        if not self.kind.runs_p4:
             return []
         return [s for s in self.spec.switches if s not in self.bridges]
 
@@ -212,8 +211,3 @@ class KitNetwork:
 def interface_packets(iface: str, direction: str) -> int:
     """rx or tx packet count of a root-namespace interface."""
     return int(Path(f"/sys/class/net/{iface}/statistics/{direction}_packets").read_text())
-
-
-def check_tools(*tools: str) -> list[str]:
-    """Names of tools missing on PATH."""
-    return [t for t in tools if subprocess.run(["which", t], capture_output=True).returncode]

@@ -10,31 +10,20 @@ from pathlib import Path
 from lgkit.control.build import BuildError, BuiltProgram, build_program
 from lgkit.control.forwarding import RouteSchema, route_entries
 from lgkit.control.session import P4RuntimeSession
+from lgkit.core.targets import target_kind
+from lgkit.core.topology import TopologySpec
 from lgkit.measure.loss import PointCounts, snapshot
-from lgkit.net.spec.topology import TopologySpec
+from lgkit.net.inject.injectors import Injector, LGSender, LinkAccess
+from lgkit.net.inject.registry import make_injector
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.net.testbed.p4switch import P4Switch
+from lgkit.sw.switch.loss import LossModel
 
 REPO = Path(__file__).resolve().parents[3]
 BASIC_PROGRAM = REPO / "p4" / "basic.p4"
-
-LINK_RATE_MBPS = {"builtin": 10.0, "bmv2": 2.5}
-"""Default link rate per target: what one switch process forwards with LinkGuardian on (every
-protected packet also loops through recirculation until acknowledged) on 2 shared cores.
-BMv2: `lgkit reproduce lgrate --target bmv2` found 2.8 Mb/s the highest rate with no effective
-loss at 1e-2 corruption and LG's goodput within 10% of no loss (docs/bmv2.md); 2.5 leaves a
-margin for a busy machine."""
-
-QUEUE_DEPTH = {"builtin": 1024, "bmv2": 256}
-"""Packets per port queue, per target: absorbs the scheduling hiccups of software switches on a
-busy host and the bursts LinkGuardian lets out at once: the sender's hold (its stand-in for a
-paused queue) and the receiver's reordering buffer can each release what they hold, up to the
-built-in switch's recirculation capacity (1024 packets), and a software switch's recovery
-takes tens of ms, hundreds of packets at 50-75 Mb/s. At 256 those releases overflowed the LG
-sender's protected port and the receiver's port onward: packets lost before LG numbered them
-or after it delivered them, which it cannot recover (docs/performance.md, 2026-11-28). The
-hosts' tbf is the bottleneck (HOST_SHARE), so the queues are short otherwise. BMv2 (at most a
-few Mb/s) keeps 256, as measured there (docs/bmv2.md)."""
+LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
+FRAME_BITS = 1514 * 8
+"A full-size Ethernet frame (1500-byte payload and header, no FCS)."
 
 PIPELINE_DROPS = ("ingress_drop", "egress_drop")
 """`show_drops` causes the P4 program decided (LinkGuardian drops acknowledged Tx copies, spare
@@ -49,31 +38,39 @@ Log = Callable[[str], None]
 
 
 class Testbed:
-    """KitNetwork + P4Runtime sessions + routes + port rates, started and stopped as one."""
+    """The testbed every experiment runs on: KitNetwork + P4Runtime sessions + routes + port
+    rates + the corruption injector, started and stopped as one."""
 
     __test__ = False  # not a pytest class
 
     def __init__(self, spec: TopologySpec, target: str, work_dir: Path,
                  program: Path = BASIC_PROGRAM, rate_mbps: float | None = None,
                  log: Log = print, plain_bridges: bool = False, priority_queues: int = 3,
-                 routes: bool = True) -> None:
+                 routes: bool = True, injector: str = "auto") -> None:
         """`routes`: install the kit's /32 routes (programs with an `*ipv4_lpm` table); a
-        program with other tables gets its entries from the caller, through `sessions`."""
+        program with other tables gets its entries from the caller, through `sessions`.
+        `injector`: a name of the injector registry (or auto), used by `corrupt`."""
         self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
-        self.rate_mbps = rate_mbps if rate_mbps is not None else LINK_RATE_MBPS.get(target)
+        self.kind = target_kind(target)
+        self.rate_mbps = rate_mbps if rate_mbps is not None else self.kind.link_rate_mbps
         self.log = log
         self.routes = routes
         self.network = KitNetwork(spec, target, log_dir=work_dir / "logs",
                                   priority_queues=priority_queues, plain_bridges=plain_bridges)
         self.sessions: dict[str, P4RuntimeSession] = {}
         self.built: BuiltProgram | None = None
+        self.injector_choice = injector
+        self.injector: Injector | None = None
+        "The injector corrupting the protected link now, if any."
         self.unseen_drops: Callable[[], int] | None = None
-        "Frames dropped inside the LG sender after point B (the in-P4 dropper), if any."
+        """Frames dropped inside the LG sender after point B (the in-P4 dropper's counter),
+        kept after the injector stops: they stay counted at B."""
+        self._said: set[str] = set()
 
     @property
     def is_p4(self) -> bool:
         """True unless the switches are plain Linux bridges."""
-        return self.target != "lxbr"
+        return self.kind.runs_p4
 
     def start(self) -> Testbed:
         """Build the program, start the network, push pipeline, routes and rates."""
@@ -113,13 +110,47 @@ class Testbed:
                  f"(paper {paper / 1000:g} Gb/s, scale 1/{paper / self.rate_mbps:.0f})")
         for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
-            node.switch_cli(port_commands(self.target, [p for p, _ in node.port_map()],
-                                          self.rate_mbps))
+            node.switch_cli(self.kind.port_commands([p for p, _ in node.port_map()],
+                                                    self.rate_mbps))
         host_mbps = self.rate_mbps * HOST_SHARE
         for host in self.spec.hosts:
             node = self.network.node(host)
             node.cmd(f"tc qdisc replace dev {node.defaultIntf().name} root tbf "
                      f"rate {host_mbps:.3f}mbit burst 16kb latency 100ms")
+
+    def link_access(self) -> LinkAccess:
+        """Where injectors can drop: the wire's ports, and the LG sender's port when the LG
+        program runs on a P4 target."""
+        lg_sender = None
+        if self.is_p4 and self.program == LG_PROGRAM:
+            sender, receiver = self.spec.protected
+            lg_sender = LGSender(sender, self.network.port(sender, receiver),
+                                 self.sessions[sender])
+        return LinkAccess(self.network.wire_ports(), frames_per_s(self.rate_mbps), lg_sender)
+
+    def corrupt(self, model: LossModel, choice: str | None = None,
+                log: Log | None = None) -> Injector:
+        """Corrupt the protected link with `model` from now on, with the injector `choice`
+        (default: the testbed's); replaces the injector in use. Each distinct line about the
+        choice is logged once per testbed."""
+        self.stop_corruption()
+        say = log or self._say
+        self.injector = make_injector(choice or self.injector_choice, self.link_access(),
+                                      model, say)
+        self.unseen_drops = self.injector.unseen_drops
+        self.injector.start()
+        return self.injector
+
+    def _say(self, line: str) -> None:
+        if line not in self._said:
+            self._said.add(line)
+            self.log(line)
+
+    def stop_corruption(self) -> None:
+        """Stop the injector in use, if any (its rules removed)."""
+        if self.injector is not None:
+            self.injector.stop()
+            self.injector = None
 
     def counts(self) -> PointCounts:
         """Counters at A-D now (B includes frames the in-P4 dropper took off the link)."""
@@ -131,7 +162,7 @@ class Testbed:
     def drop_counts(self) -> dict[tuple[str, str], int]:
         """(switch, cause) -> packets the switch dropped so far (built-in target only: BMv2's
         runtime CLI has no drop report)."""
-        if self.target != "builtin":
+        if not self.kind.reports_drops:
             return {}
         counts = {}
         for switch in self.network.p4_switch_names():
@@ -150,21 +181,20 @@ class Testbed:
         return {key: count for key, count in gained.items() if count > 0}
 
     def stop(self) -> None:
-        """Close sessions and stop the network (safe to call twice)."""
-        for session in self.sessions.values():
-            try:
-                session.close()
-            except Exception as exc:  # noqa: BLE001 (closing must go on for the others)
-                print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
-        self.sessions.clear()
-        self.network.stop()
+        """Stop the injector, close sessions and stop the network (safe to call twice; the
+        network stops even if the injector or a session fails to)."""
+        try:
+            self.stop_corruption()
+        finally:
+            for session in self.sessions.values():
+                try:
+                    session.close()
+                except Exception as exc:  # noqa: BLE001 (closing must go on for the others)
+                    print(f"warning: closing {session.name}: {exc}", file=sys.stderr)
+            self.sessions.clear()
+            self.network.stop()
 
 
-def port_commands(target: str, ports: list[int], rate_mbps: float) -> list[str]:
-    """Runtime-CLI lines that cap every port at rate_mbps (BMv2: queue rate in 1500 B pps) and
-    give its queues the target's QUEUE_DEPTH packets."""
-    depths = [f"set_queue_depth {QUEUE_DEPTH[target]} {port}" for port in ports]
-    if target == "bmv2":
-        pps = max(1, round(rate_mbps * 1e6 / (8 * 1500)))
-        return depths + [f"set_queue_rate {pps} {port}" for port in ports]
-    return depths + [f"set_port_rate {round(rate_mbps * 1e6)} {port}" for port in ports]
+def frames_per_s(rate_mbps: float | None) -> float:
+    """Full-size frames per second at a link rate (None, Linux bridges: 100 Mb/s)."""
+    return (rate_mbps or 100.0) * 1e6 / FRAME_BITS

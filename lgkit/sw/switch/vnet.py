@@ -7,106 +7,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .clock import VirtualClock
+from .loss import FrameLoss
 from .switch import Switch
 from .tm import wire_start_ps
 
 PS_PER_S = 10**12
 ETHERNET_FRAMING_BYTES = 24  # preamble + SFD (8), FCS (4), inter-frame gap (12)
-
-
-class LossModel:
-    """Decides, packet by packet, whether a link loses a frame."""
-
-    def lost(self, rng: random.Random) -> bool:
-        raise NotImplementedError
-
-
-class IidLoss(LossModel):
-    """Each frame is lost independently with probability `p`."""
-
-    def __init__(self, p: float) -> None:
-        if not 0.0 <= p <= 1.0:
-            raise ValueError("loss probability must be in [0, 1]")
-        self.p = p
-
-    def lost(self, rng: random.Random) -> bool:
-        return rng.random() < self.p
-
-
-class GilbertElliott(LossModel):
-    """Two-state Markov loss: per frame, move good->bad with `p_gb`, bad->good with `p_bg`,
-    then lose the frame with `loss_good` or `loss_bad` depending on the state."""
-
-    def __init__(self, p_gb: float, p_bg: float, loss_good: float = 0.0,
-                 loss_bad: float = 1.0) -> None:
-        for value in (p_gb, p_bg, loss_good, loss_bad):
-            if not 0.0 <= value <= 1.0:
-                raise ValueError("Gilbert-Elliott probabilities must be in [0, 1]")
-        self.p_gb, self.p_bg = p_gb, p_bg
-        self.loss_good, self.loss_bad = loss_good, loss_bad
-        self.bad = False
-
-    @classmethod
-    def bursty(cls, loss: float, mean_burst: float) -> GilbertElliott:
-        """Every frame of a bad spell lost, none in good ones: stationary loss rate `loss`,
-        bursts of `mean_burst` frames on average (geometric)."""
-        if not 0.0 < loss < 1.0 or mean_burst < 1.0:
-            raise ValueError("need 0 < loss < 1 and mean_burst >= 1")
-        p_bg = 1.0 / mean_burst
-        p_gb = loss * p_bg / (1.0 - loss)
-        if p_gb > 1.0:
-            raise ValueError("loss too high for this burst length")
-        return cls(p_gb=p_gb, p_bg=p_bg)
-
-    def lost(self, rng: random.Random) -> bool:
-        if self.bad:
-            self.bad = rng.random() >= self.p_bg
-        else:
-            self.bad = rng.random() < self.p_gb
-        return rng.random() < (self.loss_bad if self.bad else self.loss_good)
-
-
-class TruncatedGaps(LossModel):
-    """Another model's losses with every loss-free run longer than `max_gap` frames cut to
-    `max_gap`; `skipped` counts the frames cut out of the runs completed so far.
-
-    The model is still stepped once per frame of the full sequence, so losses and bursts are
-    exactly the model's; only the long quiet stretches between them are shortened. A system
-    back in its steady state `max_gap` frames after a loss behaves the same in the cut frames
-    as in any other loss-free frame, so a run accounts for them as steady-state frames (they
-    stand just before the loss that ends their run).
-    """
-
-    def __init__(self, model: LossModel, max_gap: int) -> None:
-        if max_gap < 1:
-            raise ValueError("max_gap must be >= 1")
-        self.model = model
-        self.max_gap = max_gap
-        self.skipped = 0
-        self.cuts: list[int] = []
-        """Frames cut out of each completed run that was cut, in order."""
-        self.cutting = False
-        """Whether the run in progress has been cut."""
-        self._quiet = -1  # loss-free frames left before the next loss (-1: draw the next gap)
-        self._cut = 0
-
-    def lost(self, rng: random.Random) -> bool:
-        if self._quiet < 0:
-            gap = 0
-            lost = self.model.lost
-            while not lost(rng):
-                gap += 1
-            self._cut = max(0, gap - self.max_gap)
-            self.cutting = self._cut > 0
-            self._quiet = gap - self._cut
-        if self._quiet == 0:
-            self._quiet = -1
-            if self._cut:
-                self.skipped += self._cut
-                self.cuts.append(self._cut)
-            return True
-        self._quiet -= 1
-        return False
 
 
 class LinkDirection:
@@ -121,7 +27,7 @@ class LinkDirection:
     """
 
     def __init__(self, clock: VirtualClock, rate_bps: float, delay_ns: int, framing_bytes: int,
-                 loss: LossModel | None, rng: random.Random,
+                 loss: FrameLoss | None, rng: random.Random,
                  deliver: Callable[[bytes], None], min_frame_bytes: int = 0) -> None:
         if rate_bps <= 0:
             raise ValueError("link rate must be > 0")
@@ -314,8 +220,8 @@ class VirtualNetwork:
 
     def link(self, a: Switch | Host, b: Switch | Host, port: int | None = None,
              port_a: int | None = None, port_b: int | None = None, rate_bps: float = 100e9,
-             delay_ns: int = 0, loss: LossModel | None = None,
-             loss_back: LossModel | None = None,
+             delay_ns: int = 0, loss: FrameLoss | None = None,
+             loss_back: FrameLoss | None = None,
              framing_bytes: int = ETHERNET_FRAMING_BYTES, min_frame_bytes: int = 0) -> Link:
         """Connect two nodes. A switch end needs a port number (`port_a`/`port_b`, or `port`
         when exactly one end is a switch). `loss` acts on a->b, `loss_back` on b->a (each needs

@@ -1,11 +1,12 @@
-"""argparse types for numbers that say which range they allow (nan, inf, out of range: rejected)."""
+"""argparse for every command: types for numbers that say which range they allow (nan, inf, out
+of range: rejected), and a parser whose usage errors are one line."""
 
 from __future__ import annotations
 
 import argparse
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 
 def ranged(kind: type[int] | type[float], low: float, high: float, *, above: bool = False,
@@ -48,3 +49,12 @@ RATE_MBPS = ranged(float, 0.0, 100_000.0, above=True)
 """A link rate in Mb/s (at most 100 Gb/s)."""
 SECONDS = ranged(float, 0.0, 86_400.0, above=True)
 """A length of time in seconds (at most a day)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line `lgkit: error: COMMAND: message` (exit status 2, argparse's for
+    usage errors), the whole usage being one `--help` away; subcommand parsers inherit it."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("lgkit").strip()
+        self.exit(2, f"lgkit: error: {command + ': ' if command else ''}{message}\n")

@@ -1,4 +1,4 @@
-"""Loss models for corruption injection: i.i.d. or Gilbert-Elliott (two-state bursty)."""
+"""Gilbert-Elliott in time, for injectors that can only set a drop rate."""
 
 from __future__ import annotations
 
@@ -6,55 +6,8 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-MODELS = ("iid", "ge")
-
-
-@dataclass(frozen=True)
-class LossModel:
-    """A mean loss rate and how losses cluster.
-
-    Gilbert-Elliott here: no loss in the good state, `bad_loss` in the bad state, bad periods of
-    `mean_burst` packets on average; the transition probabilities follow from the mean rate.
-    """
-
-    rate: float
-    kind: str = "iid"
-    bad_loss: float = 0.5
-    mean_burst: float = 4.0
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.rate < 1.0:
-            raise ValueError(f"loss rate must be in [0, 1), got {self.rate}")
-        if self.kind not in MODELS:
-            raise ValueError(f"loss model must be one of {', '.join(MODELS)}, got {self.kind}")
-        if self.kind == "ge" and not self.rate < self.bad_loss <= 1.0:
-            raise ValueError("Gilbert-Elliott needs rate < bad_loss <= 1")
-
-    @property
-    def bad_share(self) -> float:
-        """Stationary probability of the bad state."""
-        return self.rate / self.bad_loss
-
-    @property
-    def p_good_to_bad(self) -> float:
-        """Per-packet probability of entering the bad state."""
-        pi = self.bad_share
-        return self.p_bad_to_good * pi / (1.0 - pi)
-
-    @property
-    def p_bad_to_good(self) -> float:
-        """Per-packet probability of leaving the bad state."""
-        return 1.0 / self.mean_burst
-
-    def describe(self) -> str:
-        """Short human description."""
-        if self.kind == "iid":
-            return f"i.i.d. {self.rate:g}"
-        return (f"Gilbert-Elliott mean {self.rate:g} (bad state {self.bad_loss:g} loss, "
-                f"mean burst {self.mean_burst:g} pkts)")
-
+from lgkit.sw.switch.loss import LossModel
 
 MIN_SOJOURN_S = 0.02
 "Shortest mean state duration an injector that switches by control-plane writes can follow."

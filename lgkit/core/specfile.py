@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-KIT_ROOT = Path(__file__).resolve().parents[3]
+KIT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def read_spec(
     name_or_path: str, folder: Path, what: str, error: type[Exception]
-) -> tuple[Path, dict]:
+) -> tuple[Path, dict[str, Any]]:
     """(path, parsed YAML mapping) of folder/NAME.yaml or of a path. Errors are `error` with a
     one-line message: an unknown name (listing the known specs), invalid YAML (with its line and
     column; tags that would build Python objects are refused, never executed), or YAML that is

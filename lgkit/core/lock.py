@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from lgkit.net.lifecycle import naming
+from lgkit.core import naming
 
 LOCK_PATH = naming.RUNTIME_DIR / "network.lock"
 

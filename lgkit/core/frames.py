@@ -20,7 +20,7 @@ def ip_bytes(ip: str) -> bytes:
 
 
 def ipv4_checksum(header: bytes) -> int:
-    total = sum(struct.unpack(f"!{len(header) // 2}H", header))
+    total: int = sum(struct.unpack(f"!{len(header) // 2}H", header))
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
@@ -44,7 +44,8 @@ def packet_id(frame: bytes) -> int | None:
     """The id of a plain test frame (None for anything else)."""
     if len(frame) < ID_OFFSET + 4 or frame[12:14] != b"\x08\x00":
         return None
-    return struct.unpack_from("!I", frame, ID_OFFSET)[0]
+    value: int = struct.unpack_from("!I", frame, ID_OFFSET)[0]
+    return value
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lgkit.argtypes import host_port, ranged
+from lgkit.core.argtypes import host_port, ranged
+from lgkit.reproduce import paper
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
-from lgkit.sim import paper
 from lgkit.sim.stress import StressSpec
 from lgkit.sim.sweep import (
     Scale,

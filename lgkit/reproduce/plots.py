@@ -11,7 +11,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from lgkit.sim import paper
+from lgkit.reproduce import paper
 
 RATES = (25.0, 100.0)
 PAPER_STYLE = {"color": "black", "marker": "x", "linestyle": "none", "markersize": 9}

@@ -1,4 +1,4 @@
-"""Topology specs (YAML in mininet/) turned into Mininet topologies and per-switch routes."""
+"""Topology specs (YAML in mininet/) as plain data, and the per-switch routes they imply."""
 
 from __future__ import annotations
 
@@ -6,10 +6,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mininet.topo import Topo
-
-from lgkit.net.lifecycle.naming import node_name
-from lgkit.net.spec.specfile import KIT_ROOT, read_spec
+from lgkit.core.specfile import KIT_ROOT, read_spec
 
 SPEC_DIR = KIT_ROOT / "mininet"
 
@@ -86,27 +83,6 @@ WIRE = "w1"
 drop on the wire's receiving port, where any switch implementation sees the loss."""
 
 
-class SpecTopo(Topo):
-    """Mininet topology of a spec; node names get the kit prefix."""
-
-    def build(self, spec: TopologySpec, switch_params: dict[str, dict] | None = None,
-              wire_cls: type | None = None) -> None:  # noqa: D401 (Mininet's hook)
-        """Add hosts, switches and links; the protected link goes through the wire bridge."""
-        params = switch_params or {}
-        for host in spec.hosts:
-            self.addHost(node_name(host), ip=spec.host_ip(host) + "/24", mac=spec.host_mac(host))
-        for index, switch in enumerate(spec.switches, start=1):
-            self.addSwitch(node_name(switch), dpid=f"{index:016x}", **params.get(switch, {}))
-        a, b = spec.protected
-        for x, y in spec.links:
-            if {x, y} == {a, b}:
-                self.addSwitch(node_name(WIRE), cls=wire_cls, dpid=f"{0xFFFF:016x}")
-                self.addLink(node_name(a), node_name(WIRE))
-                self.addLink(node_name(WIRE), node_name(b))
-            else:
-                self.addLink(node_name(x), node_name(y))
-
-
 def neighbours(spec: TopologySpec) -> dict[str, list[str]]:
     """Adjacency, with each node's protected-link neighbour listed first (routes prefer it)."""
     adj: dict[str, list[str]] = {n: [] for n in spec.hosts + spec.switches}
@@ -115,7 +91,7 @@ def neighbours(spec: TopologySpec) -> dict[str, list[str]]:
         adj[y].append(x)
     a, b = spec.protected
     for node, other in ((a, b), (b, a)):
-        adj[node].sort(key=lambda n, o=other: n != o)
+        adj[node] = [n for n in adj[node] if n == other] + [n for n in adj[node] if n != other]
     return adj
 
 

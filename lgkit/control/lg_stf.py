@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from finsy.proto import p4i
 
 from lgkit.control.linkguardian import GlobalConfig, PortConfig
-from lgkit.sim.frames import ETHERTYPE_LG, mac_bytes, udp_frame
+from lgkit.core.frames import ETHERTYPE_LG, mac_bytes, udp_frame
 from lgkit.sw.tools.bmv2_stf import Probe
 
 HOST_PORT, LINK_PORT, RECIRC_PORT = 1, 2, 68

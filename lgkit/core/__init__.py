@@ -1,0 +1,1 @@
+"""Building blocks below every room: processes and their names, topology data, frames, Dask."""
