@@ -35,8 +35,8 @@ test: lint typecheck
 # longer fuzzing than `make test` does (LGKIT_FUZZ_EXAMPLES inputs per fuzz test)
 fuzz: setup
 	LGKIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider \
-		--hypothesis-show-statistics tests/test_fuzz_frontend.py tests/test_fuzz_stf.py \
-		tests/test_fuzz_lg_frames.py tests/test_fuzz_p4rt.py
+		--hypothesis-show-statistics tests/sw/test_fuzz_frontend.py tests/sw/test_fuzz_stf.py \
+		tests/sim/test_fuzz_lg_frames.py tests/sw/test_fuzz_p4rt.py
 
 demo: setup
 	$(VENV)/bin/lgkit demo --target $(TARGET)

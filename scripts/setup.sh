@@ -4,7 +4,7 @@
 # 1. Debian packages, only the missing ones (apt-get update runs only when something is missing).
 #    The names are the same on Debian 12 and Ubuntu 24.04. With LGKIT_TEST_TOOLS=1 (`make test`
 #    sets it) also the tools only tests use, where the distribution packages them: shellcheck,
-#    vagrant (Debian 12 has it; Ubuntu 24.04 does not, and tests/test_vm_vagrantfile.py skips).
+#    vagrant (Debian 12 has it; Ubuntu 24.04 does not, and tests/vm/test_vm_vagrantfile.py skips).
 # 2. .venv made with the system python3, requirements.lock installed, then the kit in editable mode.
 #    A stamp file (.venv/.lgkit-setup.sha256, hash of requirements.lock + pyproject.toml) makes a
 #    second run install nothing. Only the venv's pip installs Python packages, so PEP 668 (Debian

@@ -4,7 +4,7 @@
 `//@since N` .. `//@end` (only in exercises >= N), `//@until N` .. `//@end` (only before N),
 `//@todo N hint` .. `//@end` (exercise N's task: a TODO comment in its skeleton, the code in its
 solution and in every later exercise). `python -m lgkit.course.generate` rewrites each
-exercise's skeleton and solution/; tests/test_course_exercises.py checks they are current.
+exercise's skeleton and solution/; tests/course/test_course_exercises.py checks they are current.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import finsy
 import pytest
+from testpaths import REPO, TESTS
 
 from lgkit.control.build import build_program
 from lgkit.control.linkguardian import (
@@ -23,9 +24,8 @@ from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.control.session import P4RuntimeSession, SessionError
 from lgkit.net.testbed.p4switch import wait_for_port
 
-REPO = Path(__file__).resolve().parents[1]
 LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
-OTHER_PROGRAM = Path(__file__).with_suffix(".p4")
+OTHER_PROGRAM = (TESTS / Path(__file__).name).with_suffix(".p4")
 ADDRESS = "127.0.0.1:50151"
 
 

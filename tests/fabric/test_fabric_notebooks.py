@@ -7,13 +7,14 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from testpaths import REPO
 
 from lgkit.fabric import runs
 from lgkit.fabric.runs import RunSpec
 from lgkit.fabric.topology import facebook_fabric
 from lgkit.fabric.trace import TraceParams
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = REPO / "notebooks"
 PNG_SIGNATURE = bytes([0x89]) + b"PNG"
 
 

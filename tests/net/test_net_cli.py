@@ -6,12 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from test_net_support import network_lock
-
-REPO = Path(__file__).resolve().parents[1]
+from testpaths import REPO
 
 
 def lgkit(*args: str) -> subprocess.CompletedProcess:

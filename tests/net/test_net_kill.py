@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from test_net_support import assert_machine_clean, named_namespaces
+from testpaths import REPO
 
 from lgkit.core.naming import node_name
 from lgkit.core.topology import load_spec
 from lgkit.measure.results import read_metadata, read_table
 
-REPO = Path(__file__).resolve().parents[1]
 SCENARIO = """
 topology: fig7
 loss_rate: 0.05

@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.core.lock import machine_lock
 
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 WAITER = "from lgkit.core.lock import machine_lock\nwith machine_lock(): print('got it')"
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 GOOD = "topology: fig7\nloss_rate: 0.01\nflow: {client: h1, server: h3, seconds: 2}\n"
 
 

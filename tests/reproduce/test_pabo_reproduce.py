@@ -8,11 +8,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from testpaths import REPO
 
 from lgkit.cli import main
 from lgkit.measure.results import read_metadata, read_table
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "pabo.ipynb"
+NOTEBOOK = REPO / "notebooks" / "pabo.ipynb"
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """The testbed experiments' tables and figures on synthetic results with known answers (no
-network: the runs themselves are exercised by tests/test_reproduce_testbed.py)."""
+network: the runs themselves are exercised by tests/reproduce/test_reproduce_testbed.py)."""
 
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from testpaths import REPO
 
 from lgkit.measure.results import read_metadata, read_table
 
-REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 REFERENCE = REPO / "measurements" / "reference"
 PNG = bytes([0x89]) + b"PNG"

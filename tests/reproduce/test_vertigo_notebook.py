@@ -1,5 +1,5 @@
 """The Vertigo notebook executes headless on the committed reference run (no root needed; the
-quick run's notebook is tested with the run, tests/test_vertigo_reproduce.py)."""
+quick run's notebook is tested with the run, tests/reproduce/test_vertigo_reproduce.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from testpaths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "measurements" / "reference" / "vertigo"
 
 

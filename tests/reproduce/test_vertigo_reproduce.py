@@ -10,11 +10,12 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from test_net_support import assert_machine_clean
+from testpaths import REPO
 
 from lgkit.cli import main
 from lgkit.measure.results import read_metadata, read_table
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "vertigo.ipynb"
+NOTEBOOK = REPO / "notebooks" / "vertigo.ipynb"
 
 pytestmark = [pytest.mark.root, pytest.mark.skipif(shutil.which("iptables") is None,
                                              reason="iptables missing (make setup)")]

@@ -9,11 +9,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from testpaths import REPO
 
 from lgkit.reproduce.registry import lookup
 from lgkit.reproduce.runner import reproduce
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = REPO / "notebooks"
 PNG_SIGNATURE = bytes([0x89]) + b"PNG"
 FIGURES = ("fig8", "fig12", "fig17", "fig18", "table4")
 EXPERIMENTS = (*FIGURES, "timeouts")

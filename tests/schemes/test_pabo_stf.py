@@ -3,13 +3,10 @@ bounce toward hosts, header removal before a host, and PABO off (portable to BMv
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from testpaths import REPO
 
 from lgkit.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", ["bounce", "off"])

@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.schemes import flowinfo
 from lgkit.schemes.vertigo_testbed import ADVMSS, reserve_option_room
 from lgkit.workloads import hostconfig
 from lgkit.workloads.hostconfig import HostSettings
 
-REPO = Path(__file__).resolve().parents[1]
 NS_A, NS_B = f"lgvta{os.getpid()}", f"lgvtb{os.getpid()}"
 DEV_A, DEV_B = f"vta{os.getpid() % 10000}", f"vtb{os.getpid() % 10000}"
 PORT = 5300

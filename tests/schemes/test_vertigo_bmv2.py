@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 from tools.stf_bmv2 import replay
 
-REPO = Path(__file__).resolve().parents[1]
 CASES = [("vertigo", "vertigo_stf", name) for name in ("deflect", "dibs", "ecmp")] + [
     ("pabo", "pabo_stf", name) for name in ("bounce", "off")]
 

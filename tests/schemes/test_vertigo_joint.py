@@ -8,12 +8,13 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from testpaths import REPO
 
 from lgkit.cli import main
 from lgkit.measure.results import read_table
 from lgkit.schemes.joint import JointSetup, run_joint
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "joint.ipynb"
+NOTEBOOK = REPO / "notebooks" / "joint.ipynb"
 
 
 @pytest.mark.slow

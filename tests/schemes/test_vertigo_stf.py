@@ -3,13 +3,10 @@ deflection in the Vertigo, DIBS and ECMP modes (portable to BMv2)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from testpaths import REPO
 
 from lgkit.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", ["deflect", "dibs", "ecmp"])

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from testpaths import REPO
 
 from lgkit.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow

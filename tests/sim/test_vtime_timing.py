@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sim.stress import StressRun, StressSpec, run_stress
 from lgkit.sim.timing import MTU_WIRE_BYTES, TimingModel
@@ -21,7 +22,7 @@ from lgkit.sw.switch.control_service import SwitchCommands
 from lgkit.sw.switch.tm import TrafficManager
 from lgkit.sw.switch.vnet import VirtualNetwork
 
-PROGRAM = Path(__file__).with_name("test_tm_program.p4")
+PROGRAM = (TESTS / Path(__file__).name).with_name("test_tm_program.p4")
 CTL = struct.Struct(">BBBBIIIIIHBBI")
 
 

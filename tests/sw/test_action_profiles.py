@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import grpc
 import pytest
 from finsy.proto import p4r
@@ -16,6 +14,7 @@ from test_p4rt_support import (
     forwarding_config,
     set_pipeline,
 )
+from testpaths import TESTS
 
 from lgkit.cli import main
 from lgkit.sw.exec.arch.v1model import passes as v1model
@@ -24,7 +23,7 @@ from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 
-STF = Path(__file__).parent / "stf"
+STF = TESTS / "stf"
 PROGRAM = STF / "action_selectors.p4"
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 CODE = {code.value[0]: code for code in grpc.StatusCode}

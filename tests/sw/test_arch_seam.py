@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testpaths import REPO
 
 from lgkit.cli import main
 from lgkit.sw.exec.arch import registry
@@ -19,7 +20,7 @@ from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_source
 
-V1MODEL_P4 = Path(__file__).resolve().parents[1] / "lgkit/sw/lang/p4include/v1model.p4"
+V1MODEL_P4 = REPO / "lgkit/sw/lang/p4include/v1model.p4"
 
 PROGRAM = """#include <core.p4>
 #include <v1model.p4>

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.sw.tools.bench_switch import Bmv2UnderTest, HostPair, side_by_side_table
 
-REPO = Path(__file__).resolve().parents[1]
 BASIC = str(REPO / "p4" / "basic.p4")
 
 

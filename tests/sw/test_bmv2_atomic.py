@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 P4C = shutil.which("p4c-bm2-ss")
 SHARED = ("lg_rx_notify_pending", "lg_ack_budget", "lg_tx_buf_bytes", "lg_tx_buf_pkts",
           "lg_rx_buf_bytes", "lg_rx_buf_pkts")

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from finsy.proto import p4i
 from google.protobuf import text_format
+from testpaths import REPO
 
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 
-REPO = Path(__file__).resolve().parents[1]
 P4C = shutil.which("p4c-bm2-ss")
 MAIN = re.compile(r"\)\s*main\s*;")
 

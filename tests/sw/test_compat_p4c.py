@@ -12,12 +12,13 @@ import pytest
 from finsy.proto import U128, p4i, p4r
 from google.protobuf import text_format
 from test_p4rt_support import StreamClient, start_server
+from testpaths import REPO
 
 from lgkit.course.p4config_pb2 import P4DeviceConfig
 from lgkit.sw.lang.device_config import DeviceConfigError, parse_device_config
 from lgkit.sw.switch.loader import load_program
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 BASIC = ROOT / "p4" / "basic.p4"
 BIN = Path(sys.executable).parent
 Cfg = p4r.SetForwardingPipelineConfigRequest

@@ -8,13 +8,14 @@ import uuid
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.cli import build_parser
 from lgkit.sw.switch.linkrate import parse_port_rates, parse_rate, shaped_rate_bps
 from lgkit.sw.switch.switch_main import UsageError, resolve_options
 
 BIN = Path(sys.executable).parent
-BASIC = Path(__file__).resolve().parents[1] / "p4" / "basic.p4"
+BASIC = REPO / "p4" / "basic.p4"
 
 
 def resolve(line: str):

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 from course_support import free_port
+from testpaths import REPO
 from thrift.protocol import TBinaryProtocol, TMultiplexedProtocol
 from thrift.Thrift import TApplicationException, TMessageType, TType
 from thrift.transport import TSocket, TTransport
 
 from lgkit.sw.switch.thrift_service import read_struct
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 LGKIT = Path(sys.executable).parent / "lgkit"
 
 

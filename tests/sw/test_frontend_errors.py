@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.lang.frontend import P4Error, compile_file
 
-ERRORS_DIR = Path(__file__).parent / "p4" / "frontend" / "errors"
+ERRORS_DIR = TESTS / "p4" / "frontend" / "errors"
 CASES = sorted(ERRORS_DIR.glob("*.p4"))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_interp_helpers import PRELUDE, load, send, v1switch
+from testpaths import REPO
 
 from lgkit.sw.exec.interp.codegen import MAX_PACKET_SLOTS
 from lgkit.sw.exec.interp.instances import MAX_ARRAY_CELLS
@@ -183,7 +184,7 @@ def test_a_macro_expansion_bomb_is_a_located_error_in_bounded_work(tmp_path: Pat
 
 
 def test_the_kits_largest_program_compiles_within_the_expansion_bound() -> None:
-    compile_file(str(Path(__file__).resolve().parents[1] / "p4" / "linkguardian.p4"))
+    compile_file(str(REPO / "p4" / "linkguardian.p4"))
 
 
 RECURSIVE = {

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
 from lgkit.sw.lang.frontend import CompiledProgram, P4Error, compile_file, compile_source
 from lgkit.sw.lang.frontend.typeops import same_type
 
-P4_DIR = Path(__file__).parent / "p4" / "frontend"
+P4_DIR = TESTS / "p4" / "frontend"
 
 
 @pytest.fixture(scope="module")

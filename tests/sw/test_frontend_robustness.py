@@ -5,14 +5,14 @@ from __future__ import annotations
 import functools
 import random
 import re
-from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.lang.frontend import P4Error, compile_source
 from lgkit.sw.lang.frontend.preprocess import preprocess
 
-PROGRAM = Path(__file__).parent / "p4" / "frontend" / "constructs.p4"
+PROGRAM = TESTS / "p4" / "frontend" / "constructs.p4"
 
 
 def _tokens_removed(text: str, rng: random.Random) -> str:

@@ -4,18 +4,17 @@ compiled program (which then loads, has P4Info and forwards a packet) or in loca
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fuzz_inputs import FUZZ_SETTINGS, P4_TOKENS, InputHang, mutants, per_input_limit
 from hypothesis import event, given
+from testpaths import TESTS
 
 from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend import P4Error, compile_source
 from lgkit.sw.lang.p4info import build_p4info
 
-SEEDS = [p.read_text() for p in sorted((Path(__file__).parent / "stf").glob("*.p4"))]
+SEEDS = [p.read_text() for p in sorted((TESTS / "stf").glob("*.p4"))]
 PACKET = bytes(range(64))
 
 

@@ -11,13 +11,14 @@ import pytest
 from fuzz_inputs import FUZZ_SETTINGS, STF_TOKENS, mutants, per_input_limit
 from hypothesis import event, given
 from hypothesis import strategies as st
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.tools.stf import StfError, StfRunner, format_result, parse_stf
 
-CORPUS = Path(__file__).parent / "stf"
+CORPUS = TESTS / "stf"
 TESTS = sorted(p for p in CORPUS.glob("*.stf") if p.with_suffix(".p4").is_file())
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 from tools import conformance
 
 from lgkit.cli import build_parser, main
@@ -18,7 +19,6 @@ from lgkit.sw.switch.loader import load_program
 from lgkit.sw.switch.switch_main import resolve_options
 from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
 
-REPO = Path(__file__).resolve().parents[1]
 LG = REPO / "p4" / "linkguardian.p4"
 LG_STF = sorted((REPO / "tests" / "lg_stf").glob("*.stf"))
 CORPUS = conformance.programs(conformance.CORPUS)

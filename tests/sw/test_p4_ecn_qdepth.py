@@ -4,11 +4,10 @@ with chosen queue depths."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
+from testpaths import REPO
 
 from lgkit.control.linkguardian import apply_ops, ecn_ops
 from lgkit.control.pipeline_writer import PipelineWriter
@@ -16,7 +15,7 @@ from lgkit.sw.exec.interp.tables import Lpm, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 
-P4 = Path(__file__).resolve().parents[1] / "p4"
+P4 = REPO / "p4"
 DST_MAC = 0x0000_0000_0003
 
 

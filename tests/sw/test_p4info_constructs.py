@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from finsy.proto import p4i
 from google.protobuf import text_format
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 
-STF = Path(__file__).parent / "stf"
-LANG = Path(__file__).parent / "p4" / "lang"
+STF = TESTS / "stf"
+LANG = TESTS / "p4" / "lang"
 PROGRAMS = ["assign_order", "compound_assign", "direct_apply", "enum_keys", "header_structs",
             "action_profiles"]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from finsy.proto import p4i
 from google.protobuf import text_format
+from testpaths import REPO
 
 from lgkit.cli import main
 from lgkit.sw.exec.pipeline import Pipeline
@@ -25,7 +26,7 @@ from lgkit.sw.lang.p4info import (
     noaction_is_corelib,
 )
 
-ROOT = Path(__file__).parent.parent
+ROOT = REPO
 
 
 def hashed(prefix: int, name: str) -> int:
@@ -285,7 +286,7 @@ def test_compile_errors_are_located(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{bad}:2:" in err and "error" in err and "Traceback" not in err
 
 
-# Checked against p4c 1.2.5.16 (p4c-bm2-ss --p4runtime-files); tests/test_bmv2_p4info.py compares
+# Checked against p4c 1.2.5.16 (p4c-bm2-ss --p4runtime-files); tests/sw/test_bmv2_p4info.py compares
 # every program of the repository with the installed p4c.
 SKELETON = """
 #include <core.p4>

@@ -12,13 +12,14 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from test_p4rt_support import CPU_PORT, RunningSwitch, compile_program
+from testpaths import TESTS
 
-ROOT = Path(__file__).resolve().parent.parent
-PKTIO = Path(__file__).parent / "p4" / "p4rt" / "pktio.p4"
+ROOT = TESTS.parent
+PKTIO = TESTS / "p4" / "p4rt" / "pktio.p4"
 BASIC = ROOT / "p4" / "basic.p4"
 SHELL_PYTHON = ROOT / ".venv-p4rt" / "bin" / "python"
-SHELL_SESSION = Path(__file__).parent / "p4" / "p4rt" / "shell_session.py"
-SHELL_BATCH = Path(__file__).parent / "p4" / "p4rt" / "shell_batch.py"
+SHELL_SESSION = TESTS / "p4" / "p4rt" / "shell_session.py"
+SHELL_BATCH = TESTS / "p4" / "p4rt" / "shell_batch.py"
 PAYLOAD = bytes.fromhex("0000000000aa" "0000000000bb" "0800") + bytes(50)
 ALREADY_EXISTS = 6
 IPV4_PACKET = bytes(Ether(dst="00:00:00:00:01:01", src="00:00:00:00:00:01")

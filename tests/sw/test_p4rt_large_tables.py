@@ -3,8 +3,6 @@ was written; the idle-timeout scan reports only the entries with a timeout."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from finsy.proto import p4r
 from test_p4rt_support import (
@@ -14,12 +12,13 @@ from test_p4rt_support import (
     forwarding_config,
     set_pipeline,
 )
+from testpaths import REPO
 
 from lgkit.sw.p4runtime.errors import MAX_WRITE_UPDATES
 from lgkit.sw.p4runtime.service import READ_CHUNK
 from lgkit.sw.tools.bench_tables import BULK_BASE, TABLE, Entries
 
-PROGRAM = Path(__file__).parents[1] / "p4" / "bench_tables.p4"
+PROGRAM = REPO / "p4" / "bench_tables.p4"
 COUNT = 2 * READ_CHUNK + 45
 INSERT, MODIFY = p4r.Update.INSERT, p4r.Update.MODIFY
 

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import grpc
 import pytest
@@ -20,6 +19,7 @@ from test_p4rt_support import (
     forwarding_config,
     set_pipeline,
 )
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -29,7 +29,7 @@ from lgkit.sw.switch.ports import PASS_BUDGET_S, PortLoop
 from lgkit.sw.switch.switch import Switch
 from lgkit.sw.switch.watchdog import PassTimeout, Watchdog
 
-PROGRAM = Path(__file__).parent / "p4" / "reliability" / "slow_pass.p4"
+PROGRAM = TESTS / "p4" / "reliability" / "slow_pass.p4"
 SPIN = bytes([1, 2]) + bytes(60)
 NORMAL = bytes([0, 2]) + bytes(60)
 UNBOUNDED = 1 << 62  # loop iterations per pass: more than the 4e9 the program runs

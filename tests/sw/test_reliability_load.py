@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from testpaths import REPO
 
 from lgkit.sw.tools.p4rt_load import GOAL_S, probe_under_load, start_switch
 
-PROGRAM = Path(__file__).resolve().parents[1] / "p4" / "basic.p4"
+PROGRAM = REPO / "p4" / "basic.p4"
 CLIENTS = 200
 
 

@@ -3,13 +3,12 @@ two namespaced hosts keeps its resident memory flat after warm-up (growth under 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from testpaths import REPO
 
 from lgkit.sw.tools.soak_switch import GOAL_GROWTH, soak
 
-PROGRAM = str(Path(__file__).resolve().parents[1] / "p4" / "basic.p4")
+PROGRAM = str(REPO / "p4" / "basic.p4")
 
 
 @pytest.mark.root

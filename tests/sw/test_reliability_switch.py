@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_tm_queues import network
+from testpaths import TESTS
 
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.switch.claims import NAME_PREFIX, InterfaceBusy, InterfaceClaim, claim_owner
@@ -25,7 +26,7 @@ from lgkit.sw.switch.control_service import (
     split_words,
 )
 
-PROGRAM = Path(__file__).with_name("test_tm_program.p4")
+PROGRAM = (TESTS / Path(__file__).name).with_name("test_tm_program.p4")
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.cli import main
 
-CORPUS = Path(__file__).parent / "stf"
+CORPUS = TESTS / "stf"
 TESTS = sorted(p for p in CORPUS.glob("*.stf") if p.with_suffix(".p4").is_file())
 
 

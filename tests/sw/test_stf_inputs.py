@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.cli import main
 
-EXTERNS = Path(__file__).parent / "stf" / "externs.p4"
+EXTERNS = TESTS / "stf" / "externs.p4"
 
 
 def stf_error(path: str, capsys: pytest.CaptureFixture[str]) -> str:

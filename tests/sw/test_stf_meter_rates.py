@@ -3,14 +3,14 @@ units per second."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.tools.stf import StfRunner, parse_stf
 
-EXTERNS = Path(__file__).parent / "stf" / "externs.p4"
+EXTERNS = TESTS / "stf" / "externs.p4"
 
 
 def run(stf_text: str) -> Pipeline:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.cli import main
 
-CORPUS = Path(__file__).parent / "stf"
+CORPUS = TESTS / "stf"
 TABLES = CORPUS / "tables.p4"
 EXTERNS = CORPUS / "externs.p4"
 

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.sw.atomic_file import write_all, write_atomic
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
 LOGGING = """#include <core.p4>
 #include <v1model.p4>

@@ -12,10 +12,11 @@ import weakref
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.switch.collector import Collector
 
-PROGRAM = Path(__file__).with_name("test_tm_program.p4")
+PROGRAM = (TESTS / Path(__file__).name).with_name("test_tm_program.p4")
 
 
 class _Node:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -19,8 +20,8 @@ from lgkit.sw.switch.loader import load_program
 from lgkit.sw.switch.ports import PortLoop
 from lgkit.sw.switch.switch import Switch
 
-PROGRAM = Path(__file__).with_name("test_tm_program.p4")
-BASIC = Path(__file__).resolve().parent.parent / "p4" / "basic.p4"
+PROGRAM = (TESTS / Path(__file__).name).with_name("test_tm_program.p4")
+BASIC = TESTS.parent / "p4" / "basic.p4"
 CPU_PORT = 64
 
 

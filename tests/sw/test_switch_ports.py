@@ -9,16 +9,16 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from test_reliability_switch import claim_holder
+from testpaths import TESTS
 
 from lgkit.cli import main
 from lgkit.sw.switch.claims import claim_owner
 from lgkit.sw.tools.bench_switch import HostPair, start_switch, stop_process
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = TESTS.parent
 BASIC = str(ROOT / "p4" / "basic.p4")
 LGKIT = [sys.executable, "-m", "lgkit.cli"]
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -20,7 +21,7 @@ from lgkit.sw.switch.ports import PortLoop
 from lgkit.sw.switch.switch import Switch
 from lgkit.sw.tools.bench_switch import HostPair
 
-PROGRAM = Path(__file__).with_name("test_tm_program.p4")
+PROGRAM = (TESTS / Path(__file__).name).with_name("test_tm_program.p4")
 FRAME_BYTES = 1000
 RATE_BPS = 1_000_000  # 8 ms per frame
 LOW_FRAMES = 30  # 240 ms of backlog

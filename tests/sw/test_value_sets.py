@@ -3,8 +3,6 @@ API, and ValueSetEntry writes and reads over P4Runtime on a running switch."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import grpc
 import pytest
 from finsy.proto import p4i, p4r
@@ -16,13 +14,14 @@ from test_p4rt_support import (
     forwarding_config,
     set_pipeline,
 )
+from testpaths import TESTS
 
 from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.pipeline import Exact, Pipeline, Ternary
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.p4info import build_p4info
 
-PROGRAM = Path(__file__).parent / "p4" / "p4rt" / "value_sets.p4"
+PROGRAM = TESTS / "p4" / "p4rt" / "value_sets.p4"
 PORTS_ID, PAIRS_ID = 55707568, 58830465  # as p4c-bm2-ss 1.2.5.16 assigns them
 MODIFY, INSERT = p4r.Update.MODIFY, p4r.Update.INSERT
 CODE = {code.value[0]: code for code in grpc.StatusCode}

@@ -8,13 +8,14 @@ import struct
 from pathlib import Path
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.switch.loss import GilbertElliott, IidLoss, LossModel
 from lgkit.sw.switch.vnet import VirtualNetwork
 
-PROGRAM = Path(__file__).with_name("test_tm_program.p4")
+PROGRAM = (TESTS / Path(__file__).name).with_name("test_tm_program.p4")
 FRAME_BYTES = 100
 
 

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 SCRIPTS = sorted((ROOT / "vagrant").glob("*.sh")) + sorted((ROOT / "scripts").glob("*.sh"))
 VM_SCRIPTS = sorted((ROOT / "vagrant").glob("*.sh"))
 

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 VAGRANTFILE = ROOT / "Vagrantfile"
 
 needs_vagrant = pytest.mark.skipif(

@@ -16,11 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.workloads import fct
 from lgkit.workloads.fct import ClientPlan, FctClient, FlowRecord, offered_rate
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
