@@ -35,6 +35,7 @@ COMMAND_MODULES: dict[str, str] = {
     "exercise": "lgkit.course.cli",
     "toolchain": "lgkit.course.cli",
     "reproduce": "lgkit.reproduce.cli",
+    "tofino": "lgkit.tofino.cli",
 }
 
 

@@ -1,0 +1,1 @@
+"""Tofino: compile TNA programs with the open Tofino compiler (bf-p4c), read its reports."""

@@ -1,0 +1,120 @@
+"""`lgkit tofino resources` and `lgkit tofino check`: bf-p4c compiles, resources against budgets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from lgkit.tofino import bfp4c
+
+REPO = Path(__file__).resolve().parents[2]
+OURS = REPO / "p4" / "tofino" / "linkguardian.p4"
+BUDGET = REPO / "p4" / "tofino" / "budget.json"
+# The authors' Tofino programs (MIT), compiled the same way when their directory is given.
+AUTHORS_ENV = "LGKIT_AUTHORS_TOFINO"
+AUTHORS = ("switch_impl/system_impl/sender/sender.p4",
+           "switch_impl/system_impl/receiver/receiver.p4")
+# The paper (SIGCOMM'23, Sec. 6): state for 256 ports takes ~9% of SRAM, ~25% of stateful ALUs.
+PAPER = {"sram_pct": 9.0, "salu_pct": 25.0}
+NOT_CHECKED = (
+    "behaviour of the TNA program (the kit's built-in target has no TNA model yet: no STF run)",
+    "timing on the ASIC: line rate, recirculation and mirror-buffer bandwidth, pktgen periods",
+    "the traffic manager: queue priorities, PFC pause honoured by the peer's MAC",
+    "tofino-model / bf_switchd (not buildable here) and a real Tofino",
+)
+
+
+def _error(message: str) -> int:
+    print(f"lgkit: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _compiler() -> str | None:
+    found = bfp4c.find()
+    if found is None:
+        print("bf-p4c not found on PATH (the open Tofino compiler): nothing compiled")
+    return found
+
+
+def _row(name: str, r: bfp4c.Resources) -> str:
+    return (f"{name:<26} {r.stages:>6} {r.sram:>5} {r.sram_pct:>6.1f}% {r.tcam:>5} "
+            f"{r.tcam_pct:>5.1f}% {r.salu:>5} {r.salu_pct:>6.1f}% {r.phv_bits:>5} "
+            f"{r.phv_pct:>5.1f}%")
+
+
+HEADER = (f"{'program (tofino, tna)':<26} {'stages':>6} {'SRAM':>5} {'':>7} {'TCAM':>5} "
+          f"{'':>6} {'SALU':>5} {'':>7} {'PHV b':>5} {'':>6}")
+
+
+def _compile(program: Path, bf_p4c: str) -> bfp4c.Resources:
+    with tempfile.TemporaryDirectory(prefix="lgkit-bfp4c-") as out:
+        return bfp4c.compile_tna(program, Path(out), bf_p4c)
+
+
+def cmd_resources(args: argparse.Namespace) -> int:
+    authors = args.authors or os.environ.get(AUTHORS_ENV)
+    if authors and not Path(authors, AUTHORS[0]).is_file():
+        return _error(f"{authors}: no {AUTHORS[0]} (the authors' linkguardian-tofino tree)")
+    bf_p4c = _compiler()
+    if bf_p4c is None:
+        return 1
+    programs = [("lgkit p4/tofino", OURS)]
+    if authors:
+        programs += [(f"authors {Path(p).name}", Path(authors, p)) for p in AUTHORS]
+    print(HEADER)
+    for name, program in programs:
+        try:
+            print(_row(name, _compile(program, bf_p4c)), flush=True)
+        except bfp4c.CompileError as exc:
+            print(f"{name:<26} did not compile: {exc}")
+    if not authors:
+        print(f"authors' programs: not compiled (give --authors DIR or ${AUTHORS_ENV})")
+    print(f"{'paper (256 ports)':<26} {'':>6} {'':>5} {PAPER['sram_pct']:>6.1f}% {'':>5} "
+          f"{'':>6} {'':>5} {PAPER['salu_pct']:>6.1f}%")
+    print(f"shares of a Tofino 1 pipe: {bfp4c.CHIP['SRAM']} SRAM blocks, {bfp4c.CHIP['TCAM']} "
+          f"TCAM blocks, {bfp4c.CHIP['Meter ALU']} stateful ALUs, {bfp4c.PHV_BITS} PHV bits")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    program = Path(args.program)
+    if not program.is_file():
+        return _error(f"{program}: no such file")
+    budget_path = Path(args.budget) if args.budget else BUDGET
+    try:
+        budget = json.loads(budget_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return _error(f"{budget_path}: not a readable JSON budget ({exc})")
+    bf_p4c = _compiler()
+    if bf_p4c is None:
+        return 1
+    try:
+        used = _compile(program.resolve(), bf_p4c)
+    except bfp4c.CompileError as exc:
+        print(f"checked: compile for tofino (tna) with bf-p4c: FAILED: {exc}")
+        return 1
+    over = bfp4c.over_budget(used, budget)
+    print("checked: compiles for tofino (tna) with bf-p4c: ok")
+    print(HEADER)
+    print(_row(program.name, used))
+    verdict = "ok" if not over else "OVER: " + ", ".join(over)
+    print(f"checked: resources against {budget_path.name}: {verdict}")
+    for item in NOT_CHECKED:
+        print(f"not checked: {item}")
+    return 0 if not over else 1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("tofino", help="compile TNA programs with bf-p4c: resources")
+    sub = parser.add_subparsers(dest="tofino_command", metavar="SUBCOMMAND", required=True)
+    res = sub.add_parser("resources", help="ours beside the authors' programs and the paper")
+    res.add_argument("--authors", help=f"the authors' linkguardian-tofino tree (or ${AUTHORS_ENV})")
+    res.set_defaults(func=cmd_resources)
+    check = sub.add_parser("check", help="compile PROG.p4 and check its resources")
+    check.add_argument("program", metavar="PROG.p4")
+    check.add_argument("--budget", help="budget JSON (default p4/tofino/budget.json)")
+    check.set_defaults(func=cmd_check)
