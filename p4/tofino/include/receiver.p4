@@ -1,0 +1,361 @@
+/* TNA LG receiver: loss detection and notifications, LG_NB de-duplication, Alg. 1 reordering
+ * with the ackNoTimeout (ingress), PFC backpressure, and the ACKs it advertises (egress). */
+#ifndef LGT_RECEIVER_P4
+#define LGT_RECEIVER_P4
+
+const bit<2> ORDER_DUP = 0;
+const bit<2> ORDER_DELIVER = 1;
+const bit<2> ORDER_BUFFER = 2;
+
+control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
+                    inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                    inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    /* Next fresh seq32 expected: moves to seq + 1 when seq is at or ahead of it. Returns the
+     * gap, seq - expected (serial: below 2^31 when seq is at or ahead). */
+    Register<bit<32>, bit<9>>(LG_PORTS, 0) expected;
+    RegisterAction<bit<32>, bit<9>, bit<32>>(expected) advance = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = meta.seq - v;
+            if (meta.seq - v < 32w0x80000000) { v = meta.seq + SEQ_STEP; }
+        }
+    };
+    /* LG_NB: the window tag (1 ++ seq[16:12]) of the last retransmission delivered for each
+     * seq: the first of the N copies passes, the rest are duplicates. */
+    Register<bit<8>, hole_idx_t>(1 << 20, 0) rx_retx_seen;
+    RegisterAction<bit<8>, hole_idx_t, bit<8>>(rx_retx_seen) first_copy = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            rv = 0;
+            if (v != meta.tag) {
+                v = meta.tag;
+                rv = 1;
+            }
+        }
+    };
+    /* LG: Alg. 1's ackNo, the next seq32 to deliver. */
+    Register<bit<32>, bit<9>>(LG_PORTS, 0) ack_no;
+    RegisterAction<bit<32>, bit<9>, bit<2>>(ack_no) order = {
+        void apply(inout bit<32> v, out bit<2> rv) {
+            if (v == meta.seq) {
+                v = v + SEQ_STEP;
+                rv = ORDER_DELIVER;
+            } else if (meta.seq - v < 32w0x80000000) {
+                rv = ORDER_BUFFER;
+            } else {
+                rv = ORDER_DUP;
+            }
+        }
+    };
+    RegisterAction<bit<32>, bit<9>, bit<2>>(ack_no) order_skip = {
+        void apply(inout bit<32> v, out bit<2> rv) {
+            if (meta.seq - v < 32w0x80000000) { v = v + SEQ_STEP; }
+            rv = ORDER_BUFFER;
+        }
+    };
+    /* The time (1.024 us units) a buffered packet last found ackNo blocked; 0 = not blocked. */
+    Register<bit<32>, bit<9>>(LG_PORTS, 0) stall_since;
+    RegisterAction<bit<32>, bit<9>, bit<1>>(stall_since) unstall = {
+        void apply(inout bit<32> v) { v = 0; }
+    };
+    RegisterAction<bit<32>, bit<9>, bit<8>>(stall_since) stall = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = 0;
+            if (v == 0) {
+                v = meta.now;
+            } else if (v - meta.now >= 32w0x80000000) {
+                /* (meta.now holds now - timeout here) */
+                v = 0;
+                rv = 1;
+            }
+        }
+    };
+    /* Reordering-buffer occupancy in bytes, after this pass's change. */
+    Register<bit<32>, bit<9>>(LG_PORTS, 0) rx_buf_bytes;
+    RegisterAction<bit<32>, bit<9>, bit<32>>(rx_buf_bytes) buf_grow = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            v = v + (bit<32>)hdr.carry.buf_len;
+            rv = v;
+        }
+    };
+    RegisterAction<bit<32>, bit<9>, bit<32>>(rx_buf_bytes) buf_shrink = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            v = v - (bit<32>)hdr.carry.buf_len;
+            rv = v;
+        }
+    };
+    RegisterAction<bit<32>, bit<9>, bit<32>>(rx_buf_bytes) buf_read = {
+        void apply(inout bit<32> v, out bit<32> rv) { rv = v; }
+    };
+    /* Ingress has no packet length on Tofino: the IPv4 length (+ Ethernet and LG) stands in. */
+    Hash<bit<16>>(HashAlgorithm_t.IDENTITY) ip_len;
+    /* Alg. 2: 1 while a PFC pause is in force. */
+    Register<bit<8>, bit<9>>(LG_PORTS, 0) paused;
+    RegisterAction<bit<8>, bit<9>, bit<8>>(paused) set_paused = {
+        void apply(inout bit<8> v, out bit<8> rv) { rv = v; v = 1; }
+    };
+    RegisterAction<bit<8>, bit<9>, bit<8>>(paused) clear_paused = {
+        void apply(inout bit<8> v, out bit<8> rv) { rv = v; v = 0; }
+    };
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) seq32;
+    Hash<hole_idx_t>(HashAlgorithm_t.IDENTITY) seen_at;
+    Hash<bit<16>>(HashAlgorithm_t.IDENTITY) gap_seqs;
+    Hash<bit<8>>(HashAlgorithm_t.IDENTITY) gap_low;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) loss_events;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) dups;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) timeouts;
+
+    action mirror_to(lg_kind_t kind, bit<32> session) {
+        meta.mirror.setValid();
+        meta.mirror.kind = kind;
+        meta.mirror.port = meta.port;
+        meta.session = (bit<10>)session;
+        ig_dprsr_md.mirror_type = 1;
+    }
+
+    apply {
+        bit<9> port = meta.port[8:0];
+        hole_idx_t idx = seen_at.get({port[7:0], hdr.lg_data.seq_no[11:0]});
+        meta.seq = seq32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0});
+        meta.tag = 3w1 ++ hdr.lg_data.era ++ hdr.lg_data.seq_no[15:12];
+        bit<2> change = 0;  /* reordering buffer: 1 = grows, 2 = shrinks */
+        if (meta.looped == 0) {
+            /* A fresh frame: loss detection on originals and dummies. */
+            bit<32> gap = 0;
+            if (hdr.lg_data.retx == 0) { gap = advance.execute(port); }
+            bit<1> ahead = 0;  /* an original or dummy at or ahead of `expected` */
+            if (hdr.lg_data.retx == 0 && gap < 32w0x80000000) { ahead = 1; }
+            /* Lost seqs: the gap, or the gap + 1 after a dummy (it carries the last seq). */
+            bit<16> holes = gap_seqs.get({gap[30:15]});
+            bit<16> gap16 = holes;
+            bit<8> holes8 = gap_low.get({gap[22:15]});
+            if (hdr.lg_data.dummy == 1) {
+                holes = holes + 1;
+                holes8 = holes8 + 1;
+            }
+            if (ahead == 1) {
+                hdr.carry.rx_update = 1;
+                hdr.carry.ack = meta.seq;
+            }
+            if (ahead == 1 && holes != 0) {
+                /* At most K = min(rx_max_holes, LG_MAX_HOLES_TNA) holes, at least one. */
+                bit<8> k = meta.pc.rx_max_holes;
+                if (k > LG_MAX_HOLES_TNA) { k = LG_MAX_HOLES_TNA; }
+                if (k == 0) { k = 1; }
+                if (holes < (bit<16>)k) { k = holes8; }
+                mirror_to(KIND_NOTIFY, meta.pc.port_session);
+                meta.mirror.ack = meta.seq;
+                meta.mirror.first_lost = hdr.lg_data.seq_no - gap16;
+                meta.mirror.hole_size = k;
+                hdr.carry.rx_update = 0;
+                loss_events.count(port);
+            }
+        }
+
+        if (hdr.lg_data.dummy == 1) {
+            meta.drop = 1;
+        } else if (hdr.lg_data.blocking == 0) {
+            /* LG_NB: deliver at once; a retransmission only if its hole is still open. */
+            meta.deliver = 1;
+            if (hdr.lg_data.retx == 1 && first_copy.execute(idx) == 0) {
+                meta.deliver = 0;
+                meta.drop = 1;
+                dups.count(port);
+            }
+        } else {
+            /* LG: Alg. 1 (de-duplication, in-order delivery) with the ackNoTimeout. */
+            bit<2> verdict;
+            if (hdr.carry.skip == 1) {
+                verdict = order_skip.execute(port);
+                hdr.carry.skip = 0;
+                timeouts.count(port);
+            } else {
+                verdict = order.execute(port);
+            }
+            if (verdict == ORDER_BUFFER) {
+                meta.now = meta.now - meta.pc.rx_timeout_us;
+                if (meta.pc.rx_timeout_us != 0) { hdr.carry.skip = stall.execute(port); }
+                if (meta.looped == 0) {
+                    bit<16> len = ip_len.get({hdr.ipv4.total_len});
+                    hdr.carry.buf_len = len + 19;
+                    change = 1;
+                }
+                hdr.lg_data.rx_buffered = 1;
+                hdr.carry.kind = KIND_RXBUF;
+                ig_tm_md.ucast_egress_port = meta.g.loop_port;
+                ig_tm_md.qid = 0;
+            } else {
+                unstall.execute(port);
+                if (verdict == ORDER_DELIVER) { meta.deliver = 1; } else {
+                    meta.drop = 1;
+                    dups.count(port);
+                }
+                if (meta.looped == 1) { change = 2; }
+            }
+            bit<32> bytes;
+            if (change == 1) {
+                bytes = buf_grow.execute(port);
+            } else if (change == 2) {
+                bytes = buf_shrink.execute(port);
+            } else {
+                bytes = buf_read.execute(port);
+            }
+            /* Alg. 2: PFC pause above pauseThreshold, resume at or below resumeThreshold. */
+            if (ig_dprsr_md.mirror_type == 0) {
+                if (meta.pc.rx_pause_bytes != 0 && bytes >= meta.pc.rx_pause_bytes) {
+                    if (set_paused.execute(port) == 0) {
+                        mirror_to(KIND_PAUSE, meta.pc.port_session);
+                    }
+                } else if (bytes <= meta.pc.rx_resume_bytes) {
+                    if (clear_paused.execute(port) == 1) {
+                        mirror_to(KIND_RESUME, meta.pc.port_session);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Frames leaving a port whose receiver role is on carry its ACK state; notifications and PFC
+ * frames are built from their mirrored copies; explicit ACKs from timer packets. */
+control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
+                   in egress_intrinsic_metadata_t eg_intr_md) {
+    /* The advertised leading ACK (seq32) of each port's receiver, written by the passes of
+     * its fresh data frames and its notifications, read by whatever leaves that port. */
+    Register<bit<32>, bit<9>>(LG_PORTS, 32w0xFFFF8000) leading;
+    RegisterAction<bit<32>, bit<9>, bit<32>>(leading) set_leading = {
+        void apply(inout bit<32> v) { v = hdr.carry.ack; }
+    };
+    RegisterAction<bit<32>, bit<9>, bit<32>>(leading) get_leading = {
+        void apply(inout bit<32> v, out bit<32> rv) { rv = v; }
+    };
+    /* Explicit ACKs still allowed since the last update. */
+    Register<bit<8>, bit<9>>(LG_PORTS, 0) ack_budget;
+    RegisterAction<bit<8>, bit<9>, bit<8>>(ack_budget) ack_refill = {
+        void apply(inout bit<8> v) { v = hdr.carry.ack_repeat; }
+    };
+    RegisterAction<bit<8>, bit<9>, bit<8>>(ack_budget) ack_spend = {
+        void apply(inout bit<8> v, out bit<8> rv) {
+            rv = v;
+            if (v != 0) { v = v - 1; }
+        }
+    };
+
+    /* The lg_ack_h being built: its first byte whole from action data, looked up on the bits
+     * that vary (a PHV container is written from one source); seq_no via the hash unit. */
+    bit<1> k_era;
+    lg_type_t t;
+    bit<1> piggy;
+
+    action set_ack_first(lg_type_t t, bit<1> piggybacked, bit<1> era) {
+        hdr.lg_ack.pkt_type = t;
+        hdr.lg_ack.piggybacked = piggybacked;
+        hdr.lg_ack.era = era;
+        hdr.lg_ack.xoff = 0;
+        hdr.lg_ack.pad = 0;
+    }
+
+    table ack_first {
+        key = { t: exact; piggy: exact; k_era: exact; }
+        actions = { set_ack_first; }
+        const entries = {
+            (LG_TYPE_ACK, 0, 0): set_ack_first(LG_TYPE_ACK, 0, 0);
+            (LG_TYPE_ACK, 0, 1): set_ack_first(LG_TYPE_ACK, 0, 1);
+            (LG_TYPE_ACK, 1, 0): set_ack_first(LG_TYPE_ACK, 1, 0);
+            (LG_TYPE_ACK, 1, 1): set_ack_first(LG_TYPE_ACK, 1, 1);
+            (LG_TYPE_ACK_LOSS, 0, 0): set_ack_first(LG_TYPE_ACK_LOSS, 0, 0);
+            (LG_TYPE_ACK_LOSS, 0, 1): set_ack_first(LG_TYPE_ACK_LOSS, 0, 1);
+        }
+        size = 8;
+    }
+    Hash<bit<16>>(HashAlgorithm_t.IDENTITY) seq_bits;
+
+    /* The PFC class-enable vector of the normal priority (one bit per priority). */
+    action set_class(bit<16> vector) { hdr.pfc.class_enable = vector; }
+
+    table pfc_class {
+        key = { meta.g.prio_normal: exact; }
+        actions = { set_class; }
+        const entries = {
+            0: set_class(0x01); 1: set_class(0x02); 2: set_class(0x04); 3: set_class(0x08);
+            4: set_class(0x10); 5: set_class(0x20); 6: set_class(0x40); 7: set_class(0x80);
+        }
+        size = 8;
+    }
+
+    action control_frame() {
+        hdr.lg_data.setInvalid();
+        hdr.lg_ack.setInvalid();
+        hdr.lg_loss.setInvalid();
+        hdr.lg_ctrl.setInvalid();
+        hdr.lg_next.setInvalid();
+        hdr.ipv4.setInvalid();
+    }
+
+    apply {
+        bit<9> port = eg_intr_md.egress_port;
+        lg_kind_t kind = hdr.carry.kind;
+        bit<1> emit = 0;
+        t = LG_TYPE_ACK;
+        piggy = 0;
+        bit<32> s = 0;
+        if (hdr.carry.rx_update == 1) {
+            /* A fresh data frame of port carry.port passing through: advance its ACK. */
+            set_leading.execute(hdr.carry.port[8:0]);
+            ack_refill.execute(hdr.carry.port[8:0]);
+        } else if (meta.ec.rx_on == 0) {
+            if (kind == KIND_ACK || kind == KIND_NOTIFY || kind == KIND_PAUSE
+                || kind == KIND_RESUME) {
+                meta.drop = 1;
+            }
+        } else if (kind == KIND_NOTIFY) {
+            set_leading.execute(port);
+            control_frame();
+            hdr.ethernet.ether_type = ETHERTYPE_LG;
+            emit = 1;
+            t = LG_TYPE_ACK_LOSS;
+            s = hdr.carry.ack;
+            hdr.lg_loss.setValid();
+            hdr.lg_loss.hole_size = hdr.carry.hole_size;
+            hdr.lg_loss.first_lost = hdr.carry.first_lost;
+        } else if (kind == KIND_PAUSE || kind == KIND_RESUME) {
+            /* 802.1Qbb PFC on the normal priority: the sender's MAC pauses that queue. */
+            control_frame();
+            hdr.ethernet.dst_addr = 0x0180C2000001;
+            hdr.ethernet.ether_type = ETHERTYPE_PFC;
+            hdr.pfc.setValid();
+            hdr.pfc.opcode = 0x0101;
+            pfc_class.apply();
+            hdr.pfc.quanta = 0;
+            if (kind == KIND_PAUSE) { hdr.pfc.quanta = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF; }
+        } else if (kind == KIND_ACK) {
+            if (ack_spend.execute(port) == 0) {
+                meta.drop = 1;
+            } else {
+                s = get_leading.execute(port);
+                control_frame();
+                hdr.ethernet.ether_type = ETHERTYPE_LG;
+                emit = 1;
+            }
+        } else if (meta.drop == 0 && port != meta.g.recirc_port && port != meta.g.loop_port) {
+            /* Piggyback on whatever else leaves: data, retransmissions, dummies. */
+            s = get_leading.execute(port);
+            emit = 1;
+            piggy = 1;
+            if (hdr.lg_data.isValid()) {
+                hdr.lg_data.more = 1;
+                if (hdr.lg_data.dummy == 1) { piggy = 0; }
+            } else {
+                hdr.lg_next.setValid();
+                hdr.lg_next.ether_type = hdr.ethernet.ether_type;
+                hdr.ethernet.ether_type = ETHERTYPE_LG;
+            }
+        }
+        if (emit == 1) {
+            hdr.lg_ack.setValid();
+            hdr.lg_ack.leading_ack = seq_bits.get({s[30:15]});
+            k_era = s[31:31];
+            ack_first.apply();
+        }
+    }
+}
+
+#endif

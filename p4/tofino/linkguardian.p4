@@ -1,0 +1,264 @@
+/* LinkGuardian (SIGCOMM'23) for Tofino (TNA): the protocol of docs/protocol.md with the kit's
+ * wire format and configuration tables, written the Tofino way (docs/tofino.md): Register +
+ * RegisterAction state, mirror sessions for notifications and copies, a recirculation port for
+ * the Tx and reordering buffers, packet-generator timers for dummies and explicit ACKs, PFC. */
+#include <core.p4>
+#include <tna.p4>
+
+#include "include/headers.p4"
+#include "include/parser.p4"
+#include "include/sender.p4"
+#include "include/receiver.p4"
+
+action lg_set_global(inout lg_global_cfg_t cfg, bit<9> recirc_port, bit<32> recirc_session,
+                     bit<3> prio_normal, bit<3> prio_high, bit<9> loop_port) {
+    cfg.recirc_port = recirc_port;
+    cfg.recirc_session = recirc_session;
+    cfg.prio_normal = prio_normal;
+    cfg.prio_high = prio_high;
+    cfg.loop_port = loop_port;
+}
+
+action lg_set_port(inout lg_port_cfg_t cfg, bit<8> tx_epoch, bit<1> tx_on, bit<1> tx_blocking,
+                   bit<16> tx_mgid, bit<8> dummy_repeat, bit<8> rx_epoch, bit<1> rx_on,
+                   bit<8> rx_max_holes, bit<32> rx_timeout_us, bit<32> rx_pause_bytes,
+                   bit<32> rx_resume_bytes, bit<8> ack_repeat, bit<32> port_session,
+                   bit<19> ecn_qdepth, bit<32> drop_threshold, bit<32> tx_pause_timeout_us) {
+    cfg.tx_epoch = tx_epoch;
+    cfg.tx_on = tx_on;
+    cfg.tx_blocking = tx_blocking;
+    cfg.tx_mgid = tx_mgid;
+    cfg.dummy_repeat = dummy_repeat;
+    cfg.rx_epoch = rx_epoch;
+    cfg.rx_on = rx_on;
+    cfg.rx_max_holes = rx_max_holes;
+    cfg.rx_timeout_us = rx_timeout_us;
+    cfg.rx_pause_bytes = rx_pause_bytes;
+    cfg.rx_resume_bytes = rx_resume_bytes;
+    cfg.ack_repeat = ack_repeat;
+    cfg.port_session = port_session;
+    cfg.ecn_qdepth = ecn_qdepth;
+    cfg.drop_threshold = drop_threshold;
+    cfg.tx_pause_timeout_us = tx_pause_timeout_us;
+}
+
+/* Each lg_carry_h field in a PHV container of its own: passes write them from different sources. */
+@pa_solitary("ingress", "hdr.carry.ack")
+@pa_solitary("ingress", "hdr.carry.port")
+@pa_solitary("ingress", "meta.port")
+control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    LgTxIngress() sender;
+    LgRxIngress() receiver;
+    /* Time in units of 1.024 us (ns >> 10), through the hash unit (it does the shift). */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) now_us;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS_AND_BYTES) lg_cnt_a;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS_AND_BYTES) lg_cnt_c;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS_AND_BYTES) lg_cnt_d;
+
+    table lg_global {
+        actions = { lg_set_global(meta.g); @defaultonly NoAction; }
+        default_action = NoAction();
+    }
+
+    table lg_port {
+        key = { meta.port[8:0]: exact; }
+        actions = { lg_set_port(meta.pc); @defaultonly NoAction; }
+        size = LG_PORTS;
+        default_action = NoAction();
+    }
+
+    /* Packet-generator timer applications: which port gets a dummy or an explicit ACK. */
+    /* A new lg_carry_h, every field written (Tofino writes its container whole). */
+    action carry_init(lg_kind_t kind) {
+        hdr.carry.setValid();
+        hdr.carry.kind = kind;
+        hdr.carry.first_pass = 0;
+        hdr.carry.skip = 0;
+        hdr.carry.rx_update = 0;
+        hdr.carry.port = 0;
+        hdr.carry.ack_repeat = 0;
+        hdr.carry.buf_len = 0;
+        hdr.carry.ack = 0;
+        hdr.carry.first_lost = 0;
+        hdr.carry.hole_size = 0;
+    }
+
+    action lg_timer(bit<9> port, lg_kind_t kind) {
+        carry_init(kind);
+        meta.port = (bit<16>)port;
+        ig_tm_md.ucast_egress_port = port;
+    }
+
+    table lg_timers {
+        key = { hdr.timer.app_id: exact; hdr.timer.batch_id: exact; }
+        actions = { lg_timer; @defaultonly NoAction; }
+        size = 64;
+        default_action = NoAction();
+    }
+
+    action ipv4_forward(bit<48> dst_addr, bit<9> port) {
+        ig_tm_md.ucast_egress_port = port;
+        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
+        hdr.ethernet.dst_addr = dst_addr;
+        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+    }
+
+    action l2_forward(bit<9> port) { ig_tm_md.ucast_egress_port = port; }
+
+    action l2_flood(bit<16> group) { ig_tm_md.mcast_grp_a = group; }
+
+    action drop() { meta.drop = 1; }
+
+    table ipv4_lpm {
+        key = { hdr.ipv4.dst_addr: lpm; }
+        actions = { ipv4_forward; drop; NoAction; }
+        size = 1024;
+        default_action = NoAction();
+    }
+
+    table l2_fwd {
+        key = { hdr.ethernet.dst_addr: exact; }
+        actions = { l2_forward; l2_flood; drop; }
+        size = 1024;
+        default_action = drop();
+    }
+
+    apply {
+        lg_global.apply();
+        if (meta.g.loop_port == 0) { meta.g.loop_port = meta.g.recirc_port; }
+        meta.now = now_us.get({ig_prsr_md.global_tstamp[41:10]});
+        if (hdr.timer.isValid()) {
+            carry_init(KIND_NONE);
+            lg_timers.apply();
+            hdr.timer.setInvalid();
+            if (hdr.carry.kind == KIND_NONE) { meta.drop = 1; }
+        } else if (meta.looped == 1) {
+            meta.port = hdr.carry.port;
+        } else {
+            carry_init(KIND_NONE);
+            meta.port = (bit<16>)ig_intr_md.ingress_port;
+            lg_cnt_c.count(meta.port[8:0]);
+        }
+        lg_port.apply();
+        hdr.carry.port = meta.port;
+        hdr.carry.ack_repeat = meta.pc.ack_repeat;
+
+        bit<1> timer = 0;
+        if (hdr.carry.kind == KIND_DUMMY || hdr.carry.kind == KIND_ACK) { timer = 1; }
+        bit<1> feedback = 0;
+        if (meta.looped == 0 && (hdr.lg_ack.isValid() || hdr.lg_ctrl.isValid())) { feedback = 1; }
+        bit<1> control_only = 0;
+        if (feedback == 1 && !hdr.lg_data.isValid()) { control_only = 1; }
+        bit<1> txcopy = 0;
+        if (meta.looped == 1 && hdr.carry.kind == KIND_TXCOPY) { txcopy = 1; }
+        /* ACKs and notifications (alone or piggybacked on data), and Tx-buffer copies. */
+        if (timer == 0 && (feedback == 1 || txcopy == 1)) {
+            sender.apply(hdr, meta, ig_intr_md, ig_dprsr_md, ig_tm_md);
+        }
+        if (timer == 1 || txcopy == 1) {
+            /* A timer packet goes straight to its port's egress, where the budget decides. */
+        } else if (control_only == 1) {
+            meta.drop = 1;
+        } else if (hdr.lg_data.isValid() && meta.pc.rx_on == 1) {
+            receiver.apply(hdr, meta, ig_dprsr_md, ig_tm_md);
+        } else if (meta.looped == 1 || hdr.timer.isValid()) {
+            meta.drop = 1;
+        } else if (hdr.lg_data.isValid() && hdr.lg_data.dummy == 1) {
+            meta.drop = 1;
+        } else {
+            meta.deliver = 1;
+        }
+
+        if (meta.deliver == 1 && meta.drop == 0) {
+            /* Leave the protected link: strip the LG shim and forward. */
+            if (hdr.lg_next.isValid()) { hdr.ethernet.ether_type = hdr.lg_next.ether_type; }
+            hdr.lg_data.setInvalid();
+            hdr.lg_ack.setInvalid();
+            hdr.lg_loss.setInvalid();
+            hdr.lg_ctrl.setInvalid();
+            hdr.lg_next.setInvalid();
+            hdr.carry.kind = KIND_NONE;
+            lg_cnt_d.count(meta.port[8:0]);
+            bool routed = false;
+            if (hdr.ipv4.isValid()) {
+                if (ipv4_lpm.apply().hit) { routed = true; }
+            }
+            if (!routed) { l2_fwd.apply(); }
+            if (hdr.ipv4.isValid() && hdr.ipv4.ttl == 0) { meta.drop = 1; }
+            ig_tm_md.qid = (QueueId_t)meta.g.prio_normal;
+            lg_cnt_a.count(ig_tm_md.ucast_egress_port);
+        }
+        if (meta.drop == 1) { ig_dprsr_md.drop_ctl = 1; }
+    }
+}
+
+control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    LgTxEgress() sender;
+    LgRxEgress() receiver;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS_AND_BYTES) lg_cnt_b;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) lg_cnt_corrupt_drops;
+    Random<bit<32>>() draw;
+    Register<bit<32>, bit<9>>(LG_PORTS, 0) lg_qdepth_max;
+    RegisterAction<bit<32>, bit<9>, bit<32>>(lg_qdepth_max) qdepth_seen = {
+        void apply(inout bit<32> v) {
+            if ((bit<32>)eg_intr_md.enq_qdepth > v) { v = (bit<32>)eg_intr_md.enq_qdepth; }
+        }
+    };
+
+    table lg_global {
+        actions = { lg_set_global(meta.g); @defaultonly NoAction; }
+        default_action = NoAction();
+    }
+
+    table lg_port {
+        key = { eg_intr_md.egress_port: exact; }
+        actions = { lg_set_port(meta.ec); @defaultonly NoAction; }
+        size = LG_PORTS;
+        default_action = NoAction();
+    }
+
+    apply {
+        bit<9> port = eg_intr_md.egress_port;
+        lg_global.apply();
+        if (meta.g.loop_port == 0) { meta.g.loop_port = meta.g.recirc_port; }
+        lg_kind_t kind = hdr.carry.kind;
+        bit<1> back = 0;  /* a looping pass on its way back to ingress, carrying lg_carry_h */
+        if ((kind == KIND_TXCOPY || kind == KIND_RXBUF)
+            && (port == meta.g.recirc_port || port == meta.g.loop_port)) {
+            back = 1;
+        }
+        if (back == 0) { lg_port.apply(); }
+        sender.apply(hdr, meta, eg_intr_md);
+        if (back == 0) {
+            receiver.apply(hdr, meta, eg_intr_md);
+            if (meta.drop == 0) {
+                qdepth_seen.execute(port);
+                if (hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && meta.ec.ecn_qdepth != 0
+                    && eg_intr_md.enq_qdepth >= meta.ec.ecn_qdepth) {
+                    hdr.ipv4.ecn = 3;
+                }
+                lg_cnt_b.count(port);
+                if (meta.ec.drop_threshold != 0 && draw.get() <= meta.ec.drop_threshold) {
+                    meta.drop = 1;
+                    lg_cnt_corrupt_drops.count(port);
+                }
+            }
+            hdr.carry.setInvalid();
+        }
+        if (meta.mirror.isValid()) { eg_dprsr_md.mirror_type = 1; }
+        if (meta.drop == 1) { eg_dprsr_md.drop_ctl = 1; }
+    }
+}
+
+Pipeline(LgIngressParser(), LgIngress(), LgIngressDeparser(),
+         LgEgressParser(), LgEgress(), LgEgressDeparser()) pipe;
+
+Switch(pipe) main;
