@@ -1,0 +1,86 @@
+"""lgkit tofino: bf-p4c reports read right, budgets enforced, the TNA program compiles."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lgkit.cli import main
+from lgkit.tofino import bfp4c
+
+REPO = Path(__file__).resolve().parents[1]
+BF_P4C = bfp4c.find()
+
+# The shape of bf-p4c 9.13's mau.resources.log: a table of counts per stage, then percentages.
+MAU_LOG = """\
+| Stage Number | Exact Match Input xbar | Gateway | SRAM | Map RAM | TCAM | Meter ALU |
+|      0       |           1            |    1    |  10  |    1    |  2   |     3     |
+|      1       |           1            |    1    |  6   |    1    |  0   |     1     |
+|      2       |           0            |    0    |  0   |    0    |  0   |     0     |
+|    Totals    |           2            |    2    |  16  |    2    |  2   |     4     |
+| Stage Number | Exact Match Input xbar | Gateway | SRAM | Map RAM | TCAM | Meter ALU |
+|   Average    |         9.99%          |  9.99%  | 9.99%| 9.99%   | 9.99%|   50.00%  |
+"""
+
+
+def write_logs(folder: Path, phv: list[int]) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "mau.resources.log").write_text(MAU_LOG)
+    normal = [{"bit_width": 8, "bits_occupied": n} for n in phv]
+    (folder / "metrics.json").write_text(json.dumps({"phv": {"normal": normal}}))
+    return folder
+
+
+def test_reports_read_as_shares_of_the_whole_chip(tmp_path: Path) -> None:
+    used = bfp4c.read_reports(write_logs(tmp_path / "logs", [100, 28]))
+    assert used.stages == 2
+    assert (used.sram, used.tcam, used.salu, used.phv_bits) == (16, 2, 4, 128)
+    # Shares of the 12-stage chip, not the log's average over the stages used.
+    assert used.sram_pct == round(100 * 16 / 960, 2)
+    assert used.salu_pct == round(100 * 4 / 48, 2)
+    assert used.phv_pct == round(100 * 128 / 4096, 2)
+
+
+def test_budget_names_each_resource_over_it(tmp_path: Path) -> None:
+    used = bfp4c.read_reports(write_logs(tmp_path / "logs", [64]))
+    assert bfp4c.over_budget(used, {"stages": 2, "sram": 16, "salu": 4}) == []
+    assert bfp4c.over_budget(used, {"stages": 1, "sram": 20, "salu": 3}) == [
+        "stages 2 > 1", "salu 4 > 3"]
+
+
+def test_without_bf_p4c_one_line_and_exit_1(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for argv in (["tofino", "resources"],
+                 ["tofino", "check", str(REPO / "p4" / "tofino" / "linkguardian.p4")]):
+        assert main(argv) == 1
+        out = capsys.readouterr().out.splitlines()
+        assert len(out) == 1 and "bf-p4c" in out[0]
+
+
+def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["tofino", "check", str(tmp_path / "none.p4")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("lgkit: error: ")
+    bad = tmp_path / "budget.json"
+    bad.write_text("{")
+    prog = tmp_path / "p.p4"
+    prog.write_text("")
+    assert main(["tofino", "check", str(prog), "--budget", str(bad)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "budget" in err[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(BF_P4C is None, reason="bf-p4c not on PATH (the open Tofino compiler)")
+def test_tna_linkguardian_compiles_within_budget(tmp_path: Path) -> None:
+    budget = json.loads((REPO / "p4" / "tofino" / "budget.json").read_text())
+    assert BF_P4C is not None
+    used = bfp4c.compile_tna(REPO / "p4" / "tofino" / "linkguardian.p4", tmp_path, BF_P4C)
+    assert bfp4c.over_budget(used, budget) == []
+    assert used.salu >= 12, "the LG state must be in stateful ALUs"  # registers really placed
+    assert os.path.isfile(tmp_path / "pipe" / "tofino.bin")
