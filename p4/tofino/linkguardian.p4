@@ -127,6 +127,21 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
         default_action = drop();
     }
 
+    action strip() {
+        hdr.lg_data.setInvalid();
+        hdr.lg_ack.setInvalid();
+        hdr.lg_loss.setInvalid();
+        hdr.lg_ctrl.setInvalid();
+        hdr.lg_next.setInvalid();
+    }
+
+    /* Leaving the protected link: the LG shim goes. */
+    table lg_strip {
+        actions = { strip; }
+        default_action = strip();
+        size = 1;
+    }
+
     apply {
         lg_global.apply();
         if (meta.g.loop_port == 0) { meta.g.loop_port = meta.g.recirc_port; }
@@ -176,11 +191,7 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
         if (meta.deliver == 1 && meta.drop == 0) {
             /* Leave the protected link: strip the LG shim and forward. */
             if (hdr.lg_next.isValid()) { hdr.ethernet.ether_type = hdr.lg_next.ether_type; }
-            hdr.lg_data.setInvalid();
-            hdr.lg_ack.setInvalid();
-            hdr.lg_loss.setInvalid();
-            hdr.lg_ctrl.setInvalid();
-            hdr.lg_next.setInvalid();
+            lg_strip.apply();
             hdr.carry.kind = KIND_NONE;
             lg_cnt_d.count(meta.port[8:0]);
             bool routed = false;

@@ -98,7 +98,6 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
     Hash<bit<32>>(HashAlgorithm_t.IDENTITY) seq32;
     Hash<hole_idx_t>(HashAlgorithm_t.IDENTITY) seen_at;
     Hash<bit<16>>(HashAlgorithm_t.IDENTITY) gap_seqs;
-    Hash<bit<8>>(HashAlgorithm_t.IDENTITY) gap_low;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) loss_events;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) dups;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) timeouts;
@@ -126,10 +125,8 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             /* Lost seqs: the gap, or the gap + 1 after a dummy (it carries the last seq). */
             bit<16> holes = gap_seqs.get({gap[30:15]});
             bit<16> gap16 = holes;
-            bit<8> holes8 = gap_low.get({gap[22:15]});
             if (hdr.lg_data.dummy == 1) {
                 holes = holes + 1;
-                holes8 = holes8 + 1;
             }
             if (ahead == 1) {
                 hdr.carry.rx_update = 1;
@@ -140,7 +137,14 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
                 bit<8> k = meta.pc.rx_max_holes;
                 if (k > LG_MAX_HOLES_TNA) { k = LG_MAX_HOLES_TNA; }
                 if (k == 0) { k = 1; }
-                if (holes < (bit<16>)k) { k = holes8; }
+                /* k = min(k, holes), k <= 4: constant comparisons only (Tofino gateways). */
+                if (holes == 1) {
+                    k = 1;
+                } else if (holes == 2) {
+                    if (k > 2) { k = 2; }
+                } else if (holes == 3) {
+                    if (k > 3) { k = 3; }
+                }
                 mirror_to(KIND_NOTIFY, meta.pc.port_session);
                 meta.mirror.ack = meta.seq;
                 meta.mirror.first_lost = hdr.lg_data.seq_no - gap16;
@@ -290,10 +294,18 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
         hdr.ipv4.setInvalid();
     }
 
+    /* Header validity set in a table action, not a gateway branch (Tofino PHV allocation). */
+    table lg_control_frame {
+        actions = { control_frame; }
+        default_action = control_frame();
+        size = 1;
+    }
+
     apply {
         bit<9> port = eg_intr_md.egress_port;
         lg_kind_t kind = hdr.carry.kind;
         bit<1> emit = 0;
+        bit<1> ctl = 0;  /* a control frame: the LG shim and IPv4 go */
         t = LG_TYPE_ACK;
         piggy = 0;
         bit<32> s = 0;
@@ -308,30 +320,22 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
             }
         } else if (kind == KIND_NOTIFY) {
             set_leading.execute(port);
-            control_frame();
+            ctl = 1;
             hdr.ethernet.ether_type = ETHERTYPE_LG;
             emit = 1;
             t = LG_TYPE_ACK_LOSS;
             s = hdr.carry.ack;
-            hdr.lg_loss.setValid();
-            hdr.lg_loss.hole_size = hdr.carry.hole_size;
-            hdr.lg_loss.first_lost = hdr.carry.first_lost;
         } else if (kind == KIND_PAUSE || kind == KIND_RESUME) {
             /* 802.1Qbb PFC on the normal priority: the sender's MAC pauses that queue. */
-            control_frame();
+            ctl = 1;
             hdr.ethernet.dst_addr = 0x0180C2000001;
             hdr.ethernet.ether_type = ETHERTYPE_PFC;
-            hdr.pfc.setValid();
-            hdr.pfc.opcode = 0x0101;
-            pfc_class.apply();
-            hdr.pfc.quanta = 0;
-            if (kind == KIND_PAUSE) { hdr.pfc.quanta = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF; }
         } else if (kind == KIND_ACK) {
             if (ack_spend.execute(port) == 0) {
                 meta.drop = 1;
             } else {
                 s = get_leading.execute(port);
-                control_frame();
+                ctl = 1;
                 hdr.ethernet.ether_type = ETHERTYPE_LG;
                 emit = 1;
             }
@@ -347,6 +351,20 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
                 hdr.lg_next.setValid();
                 hdr.lg_next.ether_type = hdr.ethernet.ether_type;
                 hdr.ethernet.ether_type = ETHERTYPE_LG;
+            }
+        }
+        if (ctl == 1) {
+            lg_control_frame.apply();
+            if (kind == KIND_NOTIFY) {
+                hdr.lg_loss.setValid();
+                hdr.lg_loss.hole_size = hdr.carry.hole_size;
+                hdr.lg_loss.first_lost = hdr.carry.first_lost;
+            } else if (kind == KIND_PAUSE || kind == KIND_RESUME) {
+                hdr.pfc.setValid();
+                hdr.pfc.opcode = 0x0101;
+                pfc_class.apply();
+                hdr.pfc.quanta = 0;
+                if (kind == KIND_PAUSE) { hdr.pfc.quanta = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF; }
             }
         }
         if (emit == 1) {

@@ -22,8 +22,12 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
             if (meta.seq - v < 32w0x80000000) { v = meta.seq; }
         }
     };
-    RegisterAction<bit<32>, bit<9>, bit<32>>(leading_ack) read_leading = {
-        void apply(inout bit<32> v, out bit<32> rv) { rv = v; }
+    /* 1 when meta.seq is ahead of the leading ACK (serial order): not yet known received. */
+    RegisterAction<bit<32>, bit<9>, bit<8>>(leading_ack) ahead_of_leading = {
+        void apply(inout bit<32> v, out bit<8> rv) {
+            rv = 0;
+            if (meta.seq - v < 32w0x80000000 && meta.seq != v) { rv = 1; }
+        }
     };
     /* Tx-buffer copies that left the buffer: packets (lo) and bytes (hi). */
     Register<pair_t, bit<9>>(LG_PORTS, {0, 0}) tx_buf_removed;
@@ -69,20 +73,24 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
             report.execute(meta.port[8:0]);
         } else if (meta.looped == 1) {
             /* One loop of a buffered copy: keep, retransmit N copies, or drop. */
-            bit<32> s = copy32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0});
+            meta.seq = copy32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0});
             hole_idx_t idx = copy_at.get({meta.port[7:0], hdr.lg_data.seq_no[11:0]});
-            bit<32> leading = read_leading.execute(meta.port[8:0]);
-            bit<32> ahead = s - leading;
+            bit<8> ahead = ahead_of_leading.execute(meta.port[8:0]);
             bit<8> h0 = take_0.execute(idx);
             bit<8> h1 = take_1.execute(idx);
             bit<8> h2 = take_2.execute(idx);
             bit<8> h3 = take_3.execute(idx);
-            hit = h0 | h1;
-            hit = hit | h2;
-            hit = hit | h3;
+            hit = 0;  /* one simple condition per hole register (Tofino gateways) */
+            if (h0 != 0) { hit = 1; }
+            if (h1 != 0) { hit = 1; }
+            if (h2 != 0) { hit = 1; }
+            if (h3 != 0) { hit = 1; }
+            bit<1> keep = 0;  /* a first pass, or the copy is ahead of the leading ACK */
+            if (hdr.carry.first_pass == 1) { keep = 1; }
+            if (ahead == 1) { keep = 1; }
             if (meta.pc.tx_on == 0) {
                 meta.drop = 1;
-            } else if (hdr.carry.first_pass == 1 || (ahead != 0 && ahead < 32w0x80000000)) {
+            } else if (keep == 1) {
                 /* Not yet known to be received (a first pass clears stale holes): loop. */
                 hdr.carry.first_pass = 0;
                 ig_tm_md.ucast_egress_port = meta.g.loop_port;
@@ -167,6 +175,31 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
         size = 16;
     }
 
+    /* A dummy: lg_data alone (header validity set in a table action, not a gateway branch). */
+    action make_dummy() {
+        hdr.lg_data.setValid();
+        hdr.lg_next.setInvalid();
+        hdr.ipv4.setInvalid();
+    }
+
+    table dummy_frame {
+        actions = { make_dummy; }
+        default_action = make_dummy();
+        size = 1;
+    }
+
+    /* A data frame: the LG shim (lg_data, lg_next) goes in. */
+    action add_shim() {
+        hdr.lg_next.setValid();
+        hdr.lg_data.setValid();
+    }
+
+    table shim_frame {
+        actions = { add_shim; }
+        default_action = add_shim();
+        size = 1;
+    }
+
     apply {
         bit<1> first = 0;  /* lg_data's first byte to (re)write */
         bit<9> port = eg_intr_md.egress_port;
@@ -185,14 +218,12 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             } else {
                 bit<32> s = last_seq.execute(port);
                 hdr.ethernet.ether_type = ETHERTYPE_LG;
-                hdr.lg_data.setValid();
+                dummy_frame.apply();
                 hdr.lg_data.seq_no = dummy_seq.get({s[30:15]});
                 k_retx = 0;
                 k_era = s[31:31];
                 k_dummy = 1;
                 first = 1;
-                hdr.lg_next.setInvalid();
-                hdr.ipv4.setInvalid();
             }
         } else if (kind == KIND_RETX) {
             /* A retransmitted copy: retx set, no ACK of its own, not buffered. */
@@ -202,11 +233,10 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             first = 1;
             hdr.lg_ack.setInvalid();
         } else if (kind == KIND_NONE && !hdr.lg_data.isValid()) {
-            hdr.lg_next.setValid();
+            shim_frame.apply();
             hdr.lg_next.ether_type = hdr.ethernet.ether_type;
             bit<32> s = next_seq.execute(port);
             hdr.ethernet.ether_type = ETHERTYPE_LG;
-            hdr.lg_data.setValid();
             hdr.lg_data.seq_no = seq_bits.get({s[30:15]});
             k_retx = 0;
             k_era = s[31:31];
