@@ -216,7 +216,7 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
     LgRxEgress() receiver;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS_AND_BYTES) lg_cnt_b;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) lg_cnt_corrupt_drops;
-    Random<bit<32>>() draw;
+    Random<bit<31>>() draw;
     Register<bit<32>, bit<9>>(LG_PORTS, 0) lg_qdepth_max;
     RegisterAction<bit<32>, bit<9>, bit<32>>(lg_qdepth_max) qdepth_seen = {
         void apply(inout bit<32> v) {
@@ -236,6 +236,23 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
         default_action = NoAction();
     }
 
+    /* Queue depth against the ECN threshold and the random draw against the drop threshold, by
+     * subtraction in an action (a Tofino gateway compares a field with a constant only). The
+     * draw is 31 bits against drop_threshold[31:1]: the same probability within 2^-32. */
+    bit<32> qdiff;
+    bit<32> ddiff;
+
+    action compare() {
+        qdiff = (bit<32>)eg_intr_md.enq_qdepth - (bit<32>)meta.ec.ecn_qdepth;
+        ddiff = (bit<32>)meta.ec.drop_threshold[31:1] - (bit<32>)draw.get();
+    }
+
+    table lg_compare {
+        actions = { compare; }
+        default_action = compare();
+        size = 1;
+    }
+
     apply {
         bit<9> port = eg_intr_md.egress_port;
         lg_global.apply();
@@ -252,12 +269,17 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
             receiver.apply(hdr, meta, eg_intr_md);
             if (meta.drop == 0) {
                 qdepth_seen.execute(port);
+                lg_compare.apply();
+                bit<1> deep = 0;
+                if (qdiff[31:31] == 0) { deep = 1; }
+                bit<1> lose = 0;
+                if (ddiff[31:31] == 0) { lose = 1; }
                 if (hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && meta.ec.ecn_qdepth != 0
-                    && eg_intr_md.enq_qdepth >= meta.ec.ecn_qdepth) {
+                    && deep == 1) {
                     hdr.ipv4.ecn = 3;
                 }
                 lg_cnt_b.count(port);
-                if (meta.ec.drop_threshold != 0 && draw.get() <= meta.ec.drop_threshold) {
+                if (meta.ec.drop_threshold != 0 && lose == 1) {
                     meta.drop = 1;
                     lg_cnt_corrupt_drops.count(port);
                 }

@@ -110,6 +110,23 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
         ig_dprsr_md.mirror_type = 1;
     }
 
+    /* Buffer bytes against the pause and resume thresholds, by subtraction in an action (a
+     * Tofino gateway compares a field with a constant, not two fields); bytes < 2^31. */
+    bit<32> bytes;
+    bit<32> over;
+    bit<32> under;
+
+    action thresholds() {
+        over = bytes - meta.pc.rx_pause_bytes;
+        under = meta.pc.rx_resume_bytes - bytes;
+    }
+
+    table lg_thresholds {
+        actions = { thresholds; }
+        default_action = thresholds();
+        size = 1;
+    }
+
     apply {
         bit<9> port = meta.port[8:0];
         hole_idx_t idx = seen_at.get({port[7:0], hdr.lg_data.seq_no[11:0]});
@@ -194,7 +211,6 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
                 }
                 if (meta.looped == 1) { change = 2; }
             }
-            bit<32> bytes;
             if (change == 1) {
                 bytes = buf_grow.execute(port);
             } else if (change == 2) {
@@ -204,11 +220,16 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             }
             /* Alg. 2: PFC pause above pauseThreshold, resume at or below resumeThreshold. */
             if (ig_dprsr_md.mirror_type == 0) {
-                if (meta.pc.rx_pause_bytes != 0 && bytes >= meta.pc.rx_pause_bytes) {
+                lg_thresholds.apply();
+                bit<1> above = 0;
+                if (over[31:31] == 0) { above = 1; }
+                bit<1> below = 0;
+                if (under[31:31] == 0) { below = 1; }
+                if (meta.pc.rx_pause_bytes != 0 && above == 1) {
                     if (set_paused.execute(port) == 0) {
                         mirror_to(KIND_PAUSE, meta.pc.port_session);
                     }
-                } else if (bytes <= meta.pc.rx_resume_bytes) {
+                } else if (below == 1) {
                     if (clear_paused.execute(port) == 1) {
                         mirror_to(KIND_RESUME, meta.pc.port_session);
                     }
