@@ -241,10 +241,14 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
      * draw is 31 bits against drop_threshold[31:1]: the same probability within 2^-32. */
     bit<32> qdiff;
     bit<32> ddiff;
+    bit<32> rnd;
+    bit<32> half;
+    bit<32> qd;
+    bit<32> qt;
 
     action compare() {
-        qdiff = (bit<32>)eg_intr_md.enq_qdepth - (bit<32>)meta.ec.ecn_qdepth;
-        ddiff = (bit<32>)meta.ec.drop_threshold[31:1] - (bit<32>)draw.get();
+        qdiff = qd - qt;
+        ddiff = half - rnd;
     }
 
     table lg_compare {
@@ -269,6 +273,10 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
             receiver.apply(hdr, meta, eg_intr_md);
             if (meta.drop == 0) {
                 qdepth_seen.execute(port);
+                rnd = (bit<32>)draw.get();
+                half = meta.ec.drop_threshold >> 1;
+                qd = (bit<32>)eg_intr_md.enq_qdepth;
+                qt = (bit<32>)meta.ec.ecn_qdepth;
                 lg_compare.apply();
                 bit<1> deep = 0;
                 if (qdiff[31:31] == 0) { deep = 1; }

@@ -127,10 +127,19 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
         size = 1;
     }
 
+    /* The frame's seq32, in an action of its own (32 bits of hash output per action). */
+    action set_data_seq() { meta.seq = seq32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0}); }
+
+    table data_seq {
+        actions = { set_data_seq; }
+        default_action = set_data_seq();
+        size = 1;
+    }
+
     apply {
         bit<9> port = meta.port[8:0];
         hole_idx_t idx = seen_at.get({port[7:0], hdr.lg_data.seq_no[11:0]});
-        meta.seq = seq32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0});
+        data_seq.apply();
         meta.tag = 3w1 ++ hdr.lg_data.era ++ hdr.lg_data.seq_no[15:12];
         bit<2> change = 0;  /* reordering buffer: 1 = grows, 2 = shrinks */
         if (meta.looped == 0) {

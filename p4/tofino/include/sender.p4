@@ -47,6 +47,15 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
     LG_HOLE_REG(2)
     LG_HOLE_REG(3)
 
+    /* The copy's seq32, in an action of its own (32 bits of hash output per action). */
+    action set_copy_seq() { meta.seq = copy32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0}); }
+
+    table copy_seq {
+        actions = { set_copy_seq; }
+        default_action = set_copy_seq();
+        size = 1;
+    }
+
     bit<12> first;
     bit<8> h;
     bit<8> hit;
@@ -73,7 +82,7 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
             report.execute(meta.port[8:0]);
         } else if (meta.looped == 1) {
             /* One loop of a buffered copy: keep, retransmit N copies, or drop. */
-            meta.seq = copy32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0});
+            copy_seq.apply();
             hole_idx_t idx = copy_at.get({meta.port[7:0], hdr.lg_data.seq_no[11:0]});
             bit<8> ahead = ahead_of_leading.execute(meta.port[8:0]);
             bit<8> h0 = take_0.execute(idx);
