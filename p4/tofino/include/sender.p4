@@ -5,11 +5,11 @@
 
 /* reTxReqs: hole j of a notification is bit (first_lost + j) of register j. Read-and-clear. */
 #define LG_HOLE_REG(J) \
-    Register<bit<8>, hole_idx_t>(1 << 20, 0) holes_##J; \
-    RegisterAction<bit<8>, hole_idx_t, bit<8>>(holes_##J) mark_##J = { \
-        void apply(inout bit<8> v) { v = 1; } }; \
-    RegisterAction<bit<8>, hole_idx_t, bit<8>>(holes_##J) take_##J = { \
-        void apply(inout bit<8> v, out bit<8> rv) { rv = v; v = 0; } };
+    Register<bit<1>, hole_idx_t>(1 << 20, 0) holes_##J; \
+    RegisterAction<bit<1>, hole_idx_t, bit<1>>(holes_##J) mark_##J = { \
+        void apply(inout bit<1> v) { v = 1; } }; \
+    RegisterAction<bit<1>, hole_idx_t, bit<1>>(holes_##J) take_##J = { \
+        void apply(inout bit<1> v, out bit<1> rv) { rv = v; v = 0; } };
 
 control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
                     in ingress_intrinsic_metadata_t ig_intr_md,
@@ -85,10 +85,10 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
             copy_seq.apply();
             hole_idx_t idx = copy_at.get({meta.port[7:0], hdr.lg_data.seq_no[11:0]});
             bit<8> ahead = ahead_of_leading.execute(meta.port[8:0]);
-            bit<8> h0 = take_0.execute(idx);
-            bit<8> h1 = take_1.execute(idx);
-            bit<8> h2 = take_2.execute(idx);
-            bit<8> h3 = take_3.execute(idx);
+            bit<1> h0 = take_0.execute(idx);
+            bit<1> h1 = take_1.execute(idx);
+            bit<1> h2 = take_2.execute(idx);
+            bit<1> h3 = take_3.execute(idx);
             hit = 0;  /* one simple condition per hole register (Tofino gateways) */
             if (h0 != 0) { hit = 1; }
             if (h1 != 0) { hit = 1; }
