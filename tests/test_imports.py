@@ -16,7 +16,7 @@ LAYERS = [
     {"control", "measure", "workloads", "fabric", "course"},
     {"net", "sim"},
     {"schemes"},
-    {"reproduce"},
+    {"reproduce", "tofino"},
     {"cli"},
 ]
 
