@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from testpaths import REPO
 
 from lgkit.cli import main
 from lgkit.tofino import bfp4c
 
-REPO = Path(__file__).resolve().parents[1]
 BF_P4C = bfp4c.find()
 
 # The shape of bf-p4c 9.13's mau.resources.log: a table of counts per stage, then percentages.
@@ -77,6 +77,9 @@ def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], tmp_pat
 
 @pytest.mark.slow
 @pytest.mark.skipif(BF_P4C is None, reason="bf-p4c not on PATH (the open Tofino compiler)")
+@pytest.mark.xfail(strict=True, reason="does not compile yet: bf-p4c's table placement needs more "
+                   "than 12 ingress stages (docs/tofino.md, Limits); strict, so a compile that "
+                   "passes fails here until this mark goes")
 def test_tna_linkguardian_compiles_within_budget(tmp_path: Path) -> None:
     budget = json.loads((REPO / "p4" / "tofino" / "budget.json").read_text())
     assert BF_P4C is not None
