@@ -1,0 +1,60 @@
+"""Compile generated C with the system C compiler into a cache keyed by the source's hash."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from contextlib import suppress
+from pathlib import Path
+
+from lgkit.sw.atomic_file import write_atomic
+from lgkit.sw.exec.native.layout import Unsupported
+
+CACHE_ENV = "LGKIT_NATIVE_CACHE"
+FLAGS = {True: ["-O2"], False: ["-O0"]}  # optimised or not (--no-opt)
+COMMON = ["-shared", "-fPIC", "-std=gnu11", "-w"]
+TIMEOUT_S = 120
+
+
+def cache_dir() -> Path:
+    """$LGKIT_NATIVE_CACHE, else $XDG_CACHE_HOME/lgkit/native (~/.cache/lgkit/native)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "lgkit" / "native"
+
+
+def compiler() -> str | None:
+    """The C compiler: $CC, else cc; None when there is none."""
+    return shutil.which(os.environ.get("CC", "cc"))
+
+
+def shared_library(source: str, optimise: bool) -> Path:
+    """The compiled library of `source` (built once per source and flags; written atomically:
+    a library in the cache is whole). Unsupported when no C compiler is found or it fails."""
+    cc = compiler()
+    if cc is None:
+        raise Unsupported("no C compiler (cc)")
+    flags = FLAGS[optimise] + COMMON
+    digest = hashlib.sha256((" ".join(flags) + "\n" + source).encode()).hexdigest()[:32]
+    folder = cache_dir()
+    lib = folder / f"{digest}.so"
+    if lib.is_file():
+        return lib
+    folder.mkdir(parents=True, exist_ok=True)
+    src = folder / f"{digest}.c"
+    write_atomic(src, source)
+    tmp = folder / f".{digest}.{os.getpid()}.so.tmp"
+    try:
+        done = subprocess.run([cc, *flags, "-o", str(tmp), str(src)], capture_output=True,
+                              text=True, timeout=TIMEOUT_S, check=False)
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or ["?"])[0]
+            raise Unsupported(f"C compiler failure ({first})")
+        tmp.replace(lib)
+    finally:
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    return lib

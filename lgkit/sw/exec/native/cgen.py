@@ -1,0 +1,671 @@
+"""C source of a v1model program for the native engine, generated from the kit's IR.
+
+The program's state is one array of uint64 slots (layout.py); each parser, control, action and
+table becomes a C function over it. Anything outside the covered subset raises Unsupported
+naming the construct (the caller then runs the Python engine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lgkit.sw.exec.interp.exprs import enum_value
+from lgkit.sw.exec.interp.plans import qualified
+from lgkit.sw.exec.native import runtime_c
+from lgkit.sw.exec.native.layout import Layout, Node, Unsupported, header_bytes, mask, width_of
+from lgkit.sw.lang import ir
+from lgkit.sw.lang.types import BoolT, EnumT, ExternT, StructLikeT
+
+# v1model's blocks and what each parameter is: pkt, H(eaders), M(eta), SM (standard metadata)
+BLOCK_PARAMS = {"p": ("pkt", "H", "M", "SM"), "vr": ("H", "M"), "ig": ("H", "M", "SM"),
+                "eg": ("H", "M", "SM"), "ck": ("H", "M"), "dep": ("pkt", "H")}
+EXTERN_FUNCTIONS = ("mark_to_drop", "verify_checksum", "update_checksum")
+
+
+@dataclass
+class TableSpec:
+    """What the engine needs to mirror a Python table: its index, key count, the C ids of the
+    actions by P4Info name and the largest parameter count."""
+
+    index: int
+    name: str
+    nkeys: int
+    actions: dict[str, int]
+    nparams: int
+
+
+@dataclass
+class ArraySpec:
+    """A register or counter array: its index among its kind, P4Info name, size and width."""
+
+    index: int
+    name: str
+    size: int
+    width: int
+
+
+@dataclass
+class Program:
+    """The generated C source and the names the engine binds."""
+
+    source: str
+    tables: list[TableSpec] = field(default_factory=list)
+    registers: list[ArraySpec] = field(default_factory=list)
+    counters: list[ArraySpec] = field(default_factory=list)
+    max_header_bytes: int = 0
+
+
+def generate(program: ir.Program) -> Program:
+    """The C program of a v1model IR program (Unsupported when outside the subset)."""
+    return _Gen(program).run()
+
+
+class _Fn:
+    """One C function being written: lines and the names its parameters and locals bind."""
+
+    def __init__(self, env: dict[int, Any]) -> None:
+        self.lines: list[str] = []
+        self.env = env
+        self.level = 1
+        self.label = "done"
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.level + text)
+
+
+class _Gen:
+    def __init__(self, program: ir.Program) -> None:
+        self.program = program
+        self.layout = Layout()
+        self.functions: list[str] = []
+        self.actions: dict[int, int] = {}  # id(ActionDecl) -> C id
+        self.action_names: dict[int, str] = {}
+        self.tables: dict[int, TableSpec] = {}
+        self.registers: dict[int, ArraySpec] = {}
+        self.counters: dict[int, ArraySpec] = {}
+        self.roots: dict[str, Node] = {}
+        self.env: dict[int, Any] = {}  # id(decl) -> slot, Node, C text or ("table", spec)
+        self.temps = 0
+        self.emit_bytes = 0  # the most header bytes the deparser can write
+
+    # ------------------------------------------------------------------ program
+
+    def run(self) -> Program:
+        blocks = self.program.blocks
+        if set(blocks) != set(BLOCK_PARAMS):
+            raise Unsupported("an architecture other than v1model's V1Switch")
+        self._roots(blocks)
+        for d in self.program.decls:
+            if isinstance(d, ir.InstanceDecl) and d is not self.program.main:
+                self._instance(d, "")
+        bodies = {}
+        for key in BLOCK_PARAMS:
+            decl = blocks[key]
+            if decl.ctor_params or getattr(decl, "type_params", None):
+                raise Unsupported(f"block {decl.name} with constructor or type parameters")
+            bodies[key] = self._block(key, decl)
+        if not self.roots["SM"].fields:
+            raise Unsupported("standard_metadata")
+        return Program(self._source(bodies), sorted(self.tables.values(), key=lambda t: t.index),
+                       sorted(self.registers.values(), key=lambda r: r.index),
+                       sorted(self.counters.values(), key=lambda r: r.index),
+                       self.emit_bytes)
+
+    def _roots(self, blocks: dict[str, ir.Decl]) -> None:
+        for param, role in zip(blocks["ig"].params, BLOCK_PARAMS["ig"], strict=True):
+            node = self.layout.value(param.type_ref.resolved)
+            if not isinstance(node, Node):
+                raise Unsupported(f"a scalar {role} parameter")
+            self.roots[role] = node
+
+    def _block(self, key: str, decl: Any) -> str:
+        env: dict[int, Any] = {}
+        for param, role in zip(decl.params, BLOCK_PARAMS[key], strict=True):
+            env[id(param)] = role if role == "pkt" else self.roots[role]
+        self.env.update(env)
+        prefix = qualified("", decl) + "."
+        fn = _Fn(self.env)
+        for d in decl.locals:
+            self._local(fn, d, prefix)
+        if isinstance(decl, ir.ParserDecl):
+            self._parser(fn, decl)
+        else:
+            self._stmt(fn, decl.apply)
+            fn.line("done: ;")
+        return "\n".join(fn.lines)
+
+    def _local(self, fn: _Fn, d: ir.Decl, prefix: str) -> None:
+        if isinstance(d, ir.VarDecl):
+            self._var(fn, d)
+        elif isinstance(d, ir.ConstDecl):
+            pass  # uses read ConstDecl.value
+        elif isinstance(d, ir.ActionDecl):
+            self._action(d, prefix)
+        elif isinstance(d, ir.TableDecl):
+            self._table(d, prefix)
+        elif isinstance(d, ir.InstanceDecl):
+            self._instance(d, prefix)
+        else:
+            raise Unsupported(f"local declaration {type(d).__name__}")
+
+    def _var(self, fn: _Fn, d: ir.VarDecl) -> None:
+        self.env[id(d)] = self.layout.value(d.type_ref.resolved)
+        if d.init is not None:
+            self._assign(fn, ir.PathExpr(d.loc, d.name), d.init, target=self.env[id(d)])
+
+    def _instance(self, d: ir.InstanceDecl, prefix: str) -> None:
+        t = d.type_ref.resolved
+        kind = t.name if isinstance(t, ExternT) else d.type_ref.name
+        qname = qualified(prefix, d)
+        if kind == "register":
+            size = _const_int(d.args[0].value)
+            width = width_of(t.type_args[0] if t.type_args else None)
+            self.registers[id(d)] = ArraySpec(len(self.registers), qname, size, width)
+        elif kind == "counter":
+            size = _const_int(d.args[0].value)
+            self.counters[id(d)] = ArraySpec(len(self.counters), qname, size, 64)
+        else:
+            raise Unsupported(f"extern {kind}")
+
+    # ------------------------------------------------------------------ actions and tables
+
+    def _action(self, d: ir.ActionDecl, prefix: str) -> int:
+        if id(d) in self.actions:
+            return self.actions[id(d)]
+        index = len(self.actions)
+        self.actions[id(d)] = index
+        self.action_names[id(d)] = qualified(prefix, d)
+        fn = _Fn(self.env)
+        for i, p in enumerate(d.params):
+            if p.direction not in ("", "in"):
+                raise Unsupported(f"action parameter with direction {p.direction}")
+            width_of(p.type_ref.resolved)
+            self.env[id(p)] = f"a[{i}]"
+        fn.label = ""
+        self._stmt(fn, d.body)
+        self.functions.append(f"static void act_{index}(ctx *c, const u64 *a) {{\n"
+                              "    (void)c; (void)a;\n" + "\n".join(fn.lines) + "\n}")
+        return index
+
+    def _action_of(self, decl: Any) -> int:
+        if id(decl) not in self.actions:  # a top-level action (NoAction)
+            self._action(decl, "")
+        return self.actions[id(decl)]
+
+    def _table(self, d: ir.TableDecl, prefix: str) -> None:
+        for prop in d.properties:
+            if prop not in ("size",):
+                raise Unsupported(f"table property {prop}")
+        actions = {}
+        for ref in d.actions:
+            index = self._action_of(ref.decl)
+            actions[self.action_names[id(ref.decl)]] = index
+        nparams = max((len(ref.decl.params) for ref in d.actions), default=0)
+        spec = TableSpec(len(self.tables), qualified(prefix, d), len(d.keys), actions, nparams)
+        self.tables[id(d)] = spec
+        fn = _Fn(self.env)
+        keys = []
+        for k in d.keys:
+            if k.match_kind not in ("exact", "lpm", "ternary", "range", "optional"):
+                raise Unsupported(f"match kind {k.match_kind}")
+            width_of(k.expr.type)
+            keys.append(self._ex(fn, k.expr))
+        body = "\n".join(fn.lines)
+        cases = "".join(f"        case {i}: act_{i}(c, p); break;\n" for i in sorted(
+            set(actions.values())))
+        self.functions.append(
+            f"static int tbl_{spec.index}(ctx *c) {{\n{body}\n"
+            f"    u64 key[{max(1, len(keys))}] = {{{', '.join(keys) or '0'}}};\n"
+            f"    int hit = 0; int act; const u64 *p;\n"
+            f"    lookup(&c->T[{spec.index}], key, {len(keys)}, &act, &p, &hit);\n"
+            f"    switch (act) {{\n{cases}        default: break;\n    }}\n"
+            "    return (act & 0xFFFF) | (hit << 16);\n}")
+
+    # ------------------------------------------------------------------ parser
+
+    def _parser(self, fn: _Fn, decl: ir.ParserDecl) -> None:
+        names = {s.name for s in decl.states}
+        if "start" not in names:
+            raise Unsupported("a parser without a start state")
+        err = self._sm("parser_error")
+        fn.line("uint32_t end = c->len << 3, pos = 0, steps = 0; u64 err = 0; (void)err;")
+        fn.line("goto st_start;")
+        timeout = self._error_code("ParserTimeout")
+        for state in decl.states:
+            fn.line(f"st_{state.name}:")
+            fn.line(f"if (++steps > c->parser_limit) {{ err = {timeout}; goto fail; }}")
+            for s in state.stmts:
+                self._stmt(fn, s)
+            self._transition(fn, state, names)
+        fn.line("fail:")
+        if err is not None:
+            fn.line(f"c->F[{err}] = err;")
+        fn.line("accept:")
+        fn.line("c->pos = pos;")
+
+    def _transition(self, fn: _Fn, state: ir.ParserState, names: set[str]) -> None:
+        def goto(name: str) -> str:
+            if name in ("accept", "reject"):
+                return "goto accept;"
+            if name not in names:
+                raise Unsupported(f"transition to unknown state {name}")
+            return f"goto st_{name};"
+
+        tr = state.transition
+        if tr is None or isinstance(tr, str):
+            fn.line(goto(tr or "reject"))
+            return
+        keys = []
+        for k in tr.keys:
+            width_of(k.type)
+            tmp = self._temp()
+            fn.line(f"u64 {tmp} = {self._ex(fn, k)};")
+            keys.append(tmp)
+        for case in tr.cases:
+            items = case.keyset.items if isinstance(case.keyset, ir.ListExpr) else [case.keyset]
+            if len(keys) > 1 and len(items) == 1:
+                items = items * len(keys) if isinstance(items[0], ir.DefaultKey | ir.DontCare) \
+                    else items
+            if len(items) != len(keys):
+                raise Unsupported("select case with the wrong number of keys")
+            conds = [self._keyset(fn, item, key) for item, key in zip(items, keys, strict=True)]
+            fn.line(f"if ({' && '.join(conds) or '1'}) {goto(case.state)}")
+        fn.line("goto accept;")
+
+    def _keyset(self, fn: _Fn, item: ir.Expr, key: str) -> str:
+        if isinstance(item, ir.DefaultKey | ir.DontCare):
+            return "1"
+        if isinstance(item, ir.Binary) and item.op == "&&&":
+            v, m = self._ex(fn, item.left), self._ex(fn, item.right)
+            return f"(({key} & {m}) == ({v} & {m}))"
+        if isinstance(item, ir.Binary) and item.op == "..":
+            return f"({self._ex(fn, item.left)} <= {key} && {key} <= {self._ex(fn, item.right)})"
+        if isinstance(item, ir.PathExpr) and not isinstance(item.decl, ir.ConstDecl):
+            raise Unsupported("parser value sets")
+        return f"({key} == {self._ex(fn, item)})"
+
+    def _extract(self, fn: _Fn, call: ir.Call) -> None:
+        if len(call.args) != 1:
+            raise Unsupported("extract with a length (varbit)")
+        node = self._node(call.args[0].value)
+        if node.valid is None:
+            raise Unsupported("extract into a non-header")
+        bits = header_bytes(node) * 8
+        fn.line(f"if (end - pos < {bits}) {{ err = {self._error_code('PacketTooShort')}; "
+                "goto fail; }")
+        off = 0
+        for name, ft in node.type.fields:
+            w = width_of(ft)
+            fn.line(f"c->F[{node.fields[name]}] = rd(c->data, pos + {off}, {w});")
+            off += w
+        fn.line(f"c->F[{node.valid}] = 1; pos += {bits};")
+
+    def _emit(self, fn: _Fn, node: Node) -> None:
+        if node.valid is None:
+            for sub in node.fields.values():
+                if not isinstance(sub, Node):
+                    raise Unsupported("emit of a struct with a non-header field")
+                self._emit(fn, sub)
+            return
+        bits = header_bytes(node) * 8
+        self.emit_bytes += bits // 8
+        fn.line(f"if (c->F[{node.valid}]) {{")
+        off = 0
+        for name, ft in node.type.fields:
+            w = width_of(ft)
+            fn.line(f"    wr(c->out, c->opos + {off}, {w}, c->F[{node.fields[name]}]);")
+            off += w
+        fn.line(f"    c->opos += {bits};")
+        fn.line("}")
+
+    # ------------------------------------------------------------------ statements
+
+    def _stmt(self, fn: _Fn, s: ir.Stmt | None) -> None:
+        if s is None or isinstance(s, ir.Empty | ir.ConstDecl):
+            return
+        if isinstance(s, ir.Block):
+            for sub in s.stmts:
+                self._stmt(fn, sub)
+        elif isinstance(s, ir.Assign):
+            self._assign(fn, s.lhs, s.rhs)
+        elif isinstance(s, ir.VarDecl):
+            self._var(fn, s)
+        elif isinstance(s, ir.If):
+            fn.line(f"if ({self._ex(fn, s.cond)}) {{")
+            self._nested(fn, s.then)
+            if s.other is not None:
+                fn.line("} else {")
+                self._nested(fn, s.other)
+            fn.line("}")
+        elif isinstance(s, ir.CallStmt):
+            self._call_stmt(fn, s.call)
+        elif isinstance(s, ir.Switch):
+            self._switch(fn, s)
+        elif isinstance(s, ir.Exit | ir.Return):
+            if isinstance(s, ir.Return) and s.value is not None:
+                raise Unsupported("return with a value")
+            if not fn.label:
+                raise Unsupported(f"{type(s).__name__.lower()} inside an action")
+            fn.line(f"goto {fn.label};")
+        else:
+            raise Unsupported(f"statement {type(s).__name__}")
+
+    def _nested(self, fn: _Fn, s: ir.Stmt) -> None:
+        fn.level += 1
+        self._stmt(fn, s)
+        fn.level -= 1
+
+    def _switch(self, fn: _Fn, s: ir.Switch) -> None:
+        e = s.expr
+        if isinstance(e, ir.Member) and e.name == "action_run":
+            fn.line(f"switch ({self._apply(e.expr)} & 0xFFFF) {{")
+        else:
+            width_of(e.type)
+            fn.line(f"switch ({self._ex(fn, e)}) {{")
+        for case in s.cases:
+            for label in case.labels:
+                if isinstance(label, ir.DefaultKey):
+                    fn.line("default:")
+                elif isinstance(getattr(label, "decl", None), ir.ActionDecl):
+                    fn.line(f"case {self._action_of(label.decl)}:")
+                else:
+                    fn.line(f"case {self._ex(fn, label)}:")
+            if case.body is not None:
+                fn.line("{")
+                self._nested(fn, case.body)
+                fn.line("break; }")
+        fn.line("}")
+
+    def _assign(self, fn: _Fn, lhs: ir.Expr, rhs: ir.Expr, target: Any = None) -> None:
+        if isinstance(lhs, ir.Slice):
+            dst = self._slot(lhs.expr)
+            m = (1 << (lhs.hi - lhs.lo + 1)) - 1
+            fn.line(f"c->F[{dst}] = (c->F[{dst}] & ~(0x{m:X}ULL << {lhs.lo})) | "
+                    f"(({self._ex(fn, rhs)} & 0x{m:X}ULL) << {lhs.lo});")
+            return
+        dst = target if target is not None else self._place(lhs)
+        if isinstance(dst, Node):
+            if isinstance(rhs, ir.ListExpr | ir.StructExpr):
+                raise Unsupported("struct or header initialisers")
+            src = self._node(rhs)
+            pairs = zip(dst.slots(), src.slots(), strict=True)
+            fn.line(" ".join(f"c->F[{d}] = c->F[{s}];" for d, s in pairs) or ";")
+            return
+        if isinstance(dst, str):
+            raise Unsupported("assignment to an action parameter")
+        if dst == self._sm("mcast_grp"):
+            raise Unsupported("multicast (an assignment to mcast_grp)")
+        fn.line(f"c->F[{dst}] = {self._ex(fn, rhs)};")
+
+    def _call_stmt(self, fn: _Fn, call: ir.Call) -> None:
+        kind = call.kind
+        if kind is ir.CallKind.TABLE_APPLY:
+            fn.line(f"{self._apply(call)};")
+        elif kind is ir.CallKind.ACTION:
+            args = [self._ex(fn, a.value) for a in call.args]
+            arr = f"(const u64[]){{{', '.join(args)}}}" if args else "0"
+            fn.line(f"act_{self._action_of(call.callee)}(c, {arr});")
+        elif kind is ir.CallKind.HEADER_METHOD:
+            self._header_method(fn, call)
+        elif kind is ir.CallKind.EXTERN_FUNCTION:
+            self._extern_function(fn, call)
+        elif kind is ir.CallKind.EXTERN_METHOD:
+            self._extern_method(fn, call)
+        else:
+            raise Unsupported(f"call of kind {kind.value if kind else '?'}")
+
+    def _header_method(self, fn: _Fn, call: ir.Call) -> None:
+        name = call.callee
+        node = self._node(call.target.expr)
+        if node.valid is None:
+            raise Unsupported(f"{name} on a header union")
+        if name == "setValid":
+            fresh = " ".join(f"c->F[{k}] = 0;" for k in node.slots()[1:])
+            fn.line(f"if (!c->F[{node.valid}]) {{ {fresh} c->F[{node.valid}] = 1; "
+                    f"c->plen += {header_bytes(node)}; }}")
+        elif name == "setInvalid":
+            fn.line(f"if (c->F[{node.valid}]) {{ c->F[{node.valid}] = 0; "
+                    f"c->plen -= {header_bytes(node)}; }}")
+        elif name != "isValid":
+            raise Unsupported(f"header method {name}")
+
+    def _extern_function(self, fn: _Fn, call: ir.Call) -> None:
+        name = call.callee.name
+        if name not in EXTERN_FUNCTIONS:
+            raise Unsupported(f"extern {name}")
+        args = [a.value for a in call.args]
+        if name == "mark_to_drop":
+            sm = self._node(args[0]) if args else self.roots["SM"]
+            fn.line(f"c->F[{sm.fields['egress_spec']}] = c->drop_port; "
+                    f"c->F[{sm.fields['mcast_grp']}] = 0;")
+            return
+        cond, data, target, algo = args
+        if not (isinstance(algo, ir.TypeMember) and algo.member == "csum16"):
+            raise Unsupported(f"{name} with an algorithm other than csum16")
+        items = data.items if isinstance(data, ir.ListExpr) else [data]
+        values: list[tuple[str, int]] = []
+        for item in items:
+            if isinstance(item.type, StructLikeT):
+                node = self._node(item)
+                values.extend((f"c->F[{k}]", self.layout.widths[k]) for k in node.slots()
+                              if k != node.valid)
+            else:
+                values.append((self._ex(fn, item), width_of(item.type)))
+        nbytes = (sum(w for _, w in values) + 7) // 8
+        fn.line(f"if ({self._ex(fn, cond)}) {{")
+        fn.line(f"    uint8_t b[{max(nbytes, 1)}] = {{0}}; uint32_t o = 0;")
+        for value, w in values:
+            fn.line(f"    wr(b, o, {w}, {value}); o += {w};")
+        fn.line(f"    u64 sum = csum16(b, {nbytes}) & {mask(width_of(target.type))};")
+        if name == "update_checksum":
+            fn.line(f"    c->F[{self._slot(target)}] = sum;")
+        else:
+            err = self._sm("checksum_error")
+            if err is None:
+                raise Unsupported("verify_checksum without standard_metadata.checksum_error")
+            fn.line(f"    if (sum != {self._ex(fn, target)}) c->F[{err}] = 1;")
+        fn.line("}")
+
+    def _extern_method(self, fn: _Fn, call: ir.Call) -> None:
+        obj = call.target.expr
+        method = call.target.name
+        args = [a.value for a in call.args]
+        t = obj.type
+        kind = t.name if isinstance(t, ExternT) else ""
+        if kind == "packet_in" and method == "extract":
+            self._extract(fn, call)
+        elif kind == "packet_out" and method == "emit":
+            self._emit(fn, self._node(args[0]))
+        elif kind == "register" and method in ("read", "write"):
+            spec = self.registers.get(id(getattr(obj, "decl", None)))
+            if spec is None:
+                raise Unsupported("a register passed as a parameter")
+            if method == "read":
+                fn.line(f"{{ u64 i = {self._ex(fn, args[1])}; if (i < {spec.size}) "
+                        f"c->F[{self._slot(args[0])}] = c->R[{spec.index}][i]; "
+                        "else c->range_errors++; }")
+            else:
+                fn.line(f"{{ u64 i = {self._ex(fn, args[0])}; if (i < {spec.size}) "
+                        f"c->R[{spec.index}][i] = {self._ex(fn, args[1])} & {mask(spec.width)}; "
+                        "else c->range_errors++; }")
+        elif kind == "counter" and method == "count":
+            spec = self.counters.get(id(getattr(obj, "decl", None)))
+            if spec is None:
+                raise Unsupported("a counter passed as a parameter")
+            fn.line(f"{{ u64 i = {self._ex(fn, args[0])}; if (i < {spec.size}) "
+                    f"{{ c->CP[{spec.index}][i]++; c->CB[{spec.index}][i] += c->count_len; }} "
+                    "else c->range_errors++; }")
+        else:
+            raise Unsupported(f"extern method {kind}.{method}")
+
+    # ------------------------------------------------------------------ places and values
+
+    def _place(self, e: ir.Expr) -> Any:
+        """What an l-value names: a slot number, a Node, or an action parameter's C text."""
+        if isinstance(e, ir.PathExpr):
+            found = self.env.get(id(e.decl))
+            if found is None:
+                raise Unsupported(f"name {e.name} ({type(e.decl).__name__})")
+            return found
+        if isinstance(e, ir.Member):
+            inner = self._place(e.expr)
+            if isinstance(inner, Node) and e.name in inner.fields:
+                return inner.fields[e.name]
+            raise Unsupported(f"member .{e.name}")
+        raise Unsupported(f"l-value {type(e).__name__}")
+
+    def _node(self, e: ir.Expr) -> Node:
+        found = self._place(e)
+        if not isinstance(found, Node):
+            raise Unsupported("a scalar where a struct or header was expected")
+        return found
+
+    def _slot(self, e: ir.Expr) -> int:
+        found = self._place(e)
+        if not isinstance(found, int):
+            raise Unsupported("a struct, header or parameter where a field was expected")
+        return found
+
+    def _sm(self, name: str) -> int | None:
+        slot = self.roots["SM"].fields.get(name)
+        return slot if isinstance(slot, int) else None
+
+    def _error_code(self, member: str) -> int:
+        for d in self.program.decls:
+            if isinstance(d, ir.TypeDecl) and d.kind == "error" and isinstance(d.resolved, EnumT):
+                if member in d.resolved.members:
+                    return enum_value(d.resolved, member)
+        return 0
+
+    def _apply(self, call: ir.Expr) -> str:
+        if not (isinstance(call, ir.Call) and call.kind is ir.CallKind.TABLE_APPLY):
+            raise Unsupported("an apply result that is not a table's")
+        spec = self.tables.get(id(call.callee))
+        if spec is None:
+            raise Unsupported(f"table {call.callee.name} applied outside its control")
+        return f"tbl_{spec.index}(c)"
+
+    def _temp(self) -> str:
+        self.temps += 1
+        return f"t{self.temps}"
+
+    def _ex(self, fn: _Fn, e: ir.Expr) -> str:
+        """The C expression of a scalar P4 expression (uint64, within its width)."""
+        method = getattr(self, "_ex_" + type(e).__name__, None)
+        if method is None:
+            raise Unsupported(f"expression {type(e).__name__}")
+        return method(fn, e)
+
+    def _ex_IntLit(self, fn: _Fn, e: ir.IntLit) -> str:  # noqa: N802 - by node class
+        if e.value < 0 or e.value >> 64:
+            raise Unsupported("an integer outside 0..2^64-1")
+        return f"{e.value}ULL"
+
+    def _ex_BoolLit(self, fn: _Fn, e: ir.BoolLit) -> str:  # noqa: N802
+        return "1" if e.value else "0"
+
+    def _ex_TypeMember(self, fn: _Fn, e: ir.TypeMember) -> str:  # noqa: N802
+        if not isinstance(e.type, EnumT):
+            raise Unsupported(f"type member {e.type_name}.{e.member}")
+        return f"{enum_value(e.type, e.member)}ULL"
+
+    def _ex_PathExpr(self, fn: _Fn, e: ir.PathExpr) -> str:  # noqa: N802
+        if isinstance(e.decl, ir.ConstDecl):
+            value = e.decl.value
+            if isinstance(value, str) and isinstance(e.type, EnumT):
+                value = enum_value(e.type, value)
+            if not isinstance(value, int | bool):
+                raise Unsupported(f"constant {e.name}")
+            return self._ex_IntLit(fn, ir.IntLit(e.loc, int(value) & ((1 << 64) - 1)))
+        found = self._place(e)
+        if isinstance(found, str):
+            return found
+        if isinstance(found, Node):
+            raise Unsupported("a struct or header as a value")
+        return f"c->F[{found}]"
+
+    def _ex_Member(self, fn: _Fn, e: ir.Member) -> str:  # noqa: N802
+        if e.name in ("hit", "miss") and isinstance(e.expr, ir.Call):
+            hit = f"((({self._apply(e.expr)}) >> 16) & 1)"
+            return hit if e.name == "hit" else f"(!{hit})"
+        found = self._place(e)
+        if not isinstance(found, int):
+            raise Unsupported("a struct or header as a value")
+        return f"c->F[{found}]"
+
+    def _ex_Call(self, fn: _Fn, e: ir.Call) -> str:  # noqa: N802
+        if e.kind is ir.CallKind.HEADER_METHOD and e.callee == "isValid":
+            node = self._node(e.target.expr)
+            if node.valid is None:
+                raise Unsupported("isValid on a header union")
+            return f"c->F[{node.valid}]"
+        raise Unsupported(f"call of kind {e.kind.value if e.kind else '?'} in an expression")
+
+    def _ex_Slice(self, fn: _Fn, e: ir.Slice) -> str:  # noqa: N802
+        return f"(({self._ex(fn, e.expr)} >> {e.lo}) & {mask(e.hi - e.lo + 1)})"
+
+    def _ex_Unary(self, fn: _Fn, e: ir.Unary) -> str:  # noqa: N802
+        x = self._ex(fn, e.expr)
+        if e.op == "!":
+            return f"(!{x})"
+        m = mask(width_of(e.type))
+        return f"((0ULL - {x}) & {m})" if e.op == "-" else f"(~{x} & {m})"
+
+    def _ex_Ternary(self, fn: _Fn, e: ir.Ternary) -> str:  # noqa: N802
+        return f"({self._ex(fn, e.cond)} ? {self._ex(fn, e.then)} : {self._ex(fn, e.other)})"
+
+    def _ex_Cast(self, fn: _Fn, e: ir.Cast) -> str:  # noqa: N802
+        x = self._ex(fn, e.expr)
+        if isinstance(e.type, BoolT):
+            return f"({x} != 0)"
+        return f"({x} & {mask(width_of(e.type))})"
+
+    def _ex_Binary(self, fn: _Fn, e: ir.Binary) -> str:  # noqa: N802
+        a, b = self._ex(fn, e.left), self._ex(fn, e.right)
+        op = e.op
+        if op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
+            if op in ("<", "<=", ">", ">="):
+                width_of(e.left.type)
+            return f"({a} {op} {b})"
+        w = width_of(e.type)
+        m = mask(w)
+        if op in ("&", "|", "^"):
+            return f"({a} {op} {b})"
+        if op in ("+", "-", "*"):
+            return f"(({a} {op} {b}) & {m})"
+        calls = {"/": "dv", "%": "md", "|+|": "sadd", "|-|": "ssub"}
+        if op in calls:
+            return f"{calls[op]}({a}, {b}, {m})"
+        if op == "<<":
+            return f"shl({a}, {b}, {w})"
+        if op == ">>":
+            return f"shr({a}, {b})"
+        if op == "++":
+            return f"(({a} << {width_of(e.right.type)}) | {b})"
+        raise Unsupported(f"operator {op}")
+
+    # ------------------------------------------------------------------ the whole file
+
+    def _source(self, bodies: dict[str, str]) -> str:
+        sm = self.roots["SM"].fields
+        needed = ("ingress_port", "egress_spec", "egress_port", "instance_type", "packet_length",
+                  "mcast_grp", "ingress_global_timestamp", "egress_global_timestamp")
+        for name in needed:
+            if not isinstance(sm.get(name), int):
+                raise Unsupported(f"standard_metadata without {name}")
+        slots = {name: slot for name, slot in sm.items() if isinstance(slot, int)}
+        return runtime_c.program_source(
+            nslots=len(self.layout.widths), ntables=len(self.tables),
+            nregisters=len(self.registers), ncounters=len(self.counters),
+            functions=self.functions, bodies=bodies, sm=slots, max_header_bytes=self.emit_bytes)
+
+
+def _const_int(e: ir.Expr) -> int:
+    while isinstance(e, ir.Cast):
+        e = e.expr
+    if isinstance(e, ir.IntLit):
+        return e.value
+    if isinstance(e, ir.PathExpr) and isinstance(e.decl, ir.ConstDecl):
+        return int(e.decl.value)
+    raise Unsupported("an extern size that is not a constant")

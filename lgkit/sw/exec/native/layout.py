@@ -1,0 +1,90 @@
+"""The native engine's state layout: every scalar of a v1model program in one uint64 slot array."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lgkit.sw.lang.types import BitsT, BoolT, EnumT, P4Type, StructLikeT
+
+
+class Unsupported(Exception):
+    """A construct the native engine does not cover; `what` names it for the one-line notice."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+MAX_WIDTH = 64
+
+
+def width_of(t: P4Type | None) -> int:
+    """Bits of a scalar type the engine holds in one uint64 (Unsupported otherwise)."""
+    if isinstance(t, BitsT):
+        if t.signed:
+            raise Unsupported(f"signed int<{t.width}>")
+        if t.width > MAX_WIDTH:
+            raise Unsupported(f"bit<{t.width}> wider than {MAX_WIDTH} bits")
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT):
+        return t.underlying.width if t.underlying is not None else 32
+    raise Unsupported(f"values of type {type(t).__name__ if t is not None else 'unknown'}")
+
+
+def mask(width: int) -> str:
+    """The C constant of a width's mask."""
+    return f"0x{(1 << width) - 1:X}ULL"
+
+
+@dataclass
+class Node:
+    """A struct-like value's slots: `valid` for a header, `fields` by name (a slot number for a
+    scalar, a Node for a nested struct or header)."""
+
+    type: StructLikeT
+    valid: int | None
+    fields: dict[str, int | Node] = field(default_factory=dict)
+
+    def slots(self) -> list[int]:
+        """Every slot of the value, the valid bit first (for copies)."""
+        out = [] if self.valid is None else [self.valid]
+        for f in self.fields.values():
+            out.extend(f.slots() if isinstance(f, Node) else [f])
+        return out
+
+
+class Layout:
+    """Slot numbers handed out in order; `widths[k]` is slot k's width."""
+
+    def __init__(self) -> None:
+        self.widths: list[int] = []
+
+    def scalar(self, t: P4Type | None) -> int:
+        self.widths.append(width_of(t))
+        return len(self.widths) - 1
+
+    def value(self, t: P4Type | None) -> int | Node:
+        """Slots for a value of type t: a slot for a scalar, a Node for a struct or header."""
+        if not isinstance(t, StructLikeT):
+            return self.scalar(t)
+        if t.kind not in ("struct", "header"):
+            raise Unsupported(f"a {t.kind}")
+        valid = self.scalar(BoolT()) if t.kind == "header" else None
+        if t.kind == "header" and sum(_bits(ft) for _, ft in t.fields) % 8:
+            raise Unsupported(f"header {t.name} that is not whole bytes")
+        node = Node(t, valid)
+        for name, ft in t.fields:
+            if t.kind == "header" and isinstance(ft, StructLikeT):
+                raise Unsupported(f"header {t.name} with a struct field")
+            node.fields[name] = self.value(ft)
+        return node
+
+
+def _bits(t: P4Type) -> int:
+    return width_of(t)
+
+
+def header_bytes(node: Node) -> int:
+    return sum(_bits(ft) for _, ft in node.type.fields) // 8

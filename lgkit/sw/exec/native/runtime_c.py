@@ -1,0 +1,158 @@
+"""The fixed C around a generated program: state, bit access, checksums, tables and the passes."""
+
+from __future__ import annotations
+
+HEADER = r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+typedef uint64_t u64;
+
+typedef struct {
+    int nrows, nkeys, nparams, default_act;
+    u64 *rows;          /* per row and key: kind (0 masked equality, 1 range), a, b */
+    int32_t *acts;
+    u64 *params;        /* per row: nparams values */
+    u64 *default_params;
+} table_t;
+
+typedef struct ctx {
+    u64 F[NSLOTS];
+    const uint8_t *data; uint32_t len, pos;
+    uint8_t *out; uint32_t opos;
+    u64 plen, count_len, drop_port, range_errors;
+    uint32_t parser_limit;
+    table_t T[NTABLES];
+    u64 *R[NREGISTERS];
+    u64 *CP[NCOUNTERS];
+    u64 *CB[NCOUNTERS];
+} ctx;
+
+static inline u64 rd(const uint8_t *d, uint32_t pos, int w) {
+    uint32_t first = pos >> 3, skip = pos & 7, nb = (skip + w + 7) >> 3;
+    unsigned __int128 acc = 0;
+    for (uint32_t i = 0; i < nb; i++) acc = (acc << 8) | d[first + i];
+    acc >>= nb * 8 - skip - w;
+    return w == 64 ? (u64)acc : (u64)acc & ((1ULL << w) - 1);
+}
+
+static inline void wr(uint8_t *o, uint32_t pos, int w, u64 v) {
+    uint32_t first = pos >> 3, skip = pos & 7, nb = (skip + w + 7) >> 3;
+    unsigned __int128 acc = (unsigned __int128)v << (nb * 8 - skip - w);
+    for (uint32_t i = 0; i < nb; i++) o[first + i] |= (uint8_t)(acc >> (8 * (nb - 1 - i)));
+}
+
+static inline u64 csum16(const uint8_t *b, uint32_t n) {
+    u64 sum = 0;
+    for (uint32_t i = 0; i + 1 < n; i += 2) sum += ((u64)b[i] << 8) | b[i + 1];
+    if (n & 1) sum += (u64)b[n - 1] << 8;
+    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+    return ~sum & 0xFFFF;
+}
+
+static inline u64 dv(u64 a, u64 b, u64 m) { (void)m; return b ? a / b : 0; }
+static inline u64 md(u64 a, u64 b, u64 m) { (void)m; return b ? a % b : 0; }
+static inline u64 sadd(u64 a, u64 b, u64 m) { u64 s = a + b; return (s < a || s > m) ? m : s; }
+static inline u64 ssub(u64 a, u64 b, u64 m) { (void)m; return a > b ? a - b : 0; }
+static inline u64 shl(u64 a, u64 n, int w) {
+    if (n >= (u64)w) return 0;
+    return w == 64 ? a << n : (a << n) & ((1ULL << w) - 1);
+}
+static inline u64 shr(u64 a, u64 n) { return n >= 64 ? 0 : a >> n; }
+
+static inline void lookup(const table_t *t, const u64 *key, int nkeys, int *act,
+                          const u64 **p, int *hit) {
+    const u64 *row = t->rows;
+    for (int r = 0; r < t->nrows; r++, row += 3 * nkeys) {
+        int k = 0;
+        for (; k < nkeys; k++) {
+            const u64 *m = row + 3 * k;
+            if (m[0] ? (key[k] < m[1] || key[k] > m[2]) : ((key[k] & m[1]) != m[2])) break;
+        }
+        if (k == nkeys) {
+            *act = t->acts[r]; *p = t->params + (u64)r * t->nparams; *hit = 1;
+            return;
+        }
+    }
+    *act = t->default_act; *p = t->default_params; *hit = 0;
+}
+"""
+
+API = r"""
+ctx *lg_new(void) { return calloc(1, sizeof(ctx)); }
+u64 *lg_slots(ctx *c) { return c->F; }
+u64 *lg_errors(ctx *c) { return &c->range_errors; }
+void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit) {
+    c->drop_port = drop_port; c->parser_limit = parser_limit;
+}
+void lg_array(ctx *c, int kind, int i, u64 *a, u64 *b) {
+    if (kind == 0) c->R[i] = a; else { c->CP[i] = a; c->CB[i] = b; }
+}
+void lg_table(ctx *c, int i, int nrows, int nkeys, int nparams, u64 *rows, int32_t *acts,
+              u64 *params, int default_act, u64 *default_params) {
+    table_t *t = &c->T[i];
+    t->nrows = nrows; t->nkeys = nkeys; t->nparams = nparams; t->rows = rows; t->acts = acts;
+    t->params = params; t->default_act = default_act; t->default_params = default_params;
+}
+
+/* An ingress pass: the egress spec of the packet, or -1 when it is dropped. `data` must stay
+   valid until its egress pass (the payload is read from it). */
+long lg_ingress(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
+    memset(c->F, 0, sizeof c->F);
+    c->data = data; c->len = len; c->pos = 0; c->plen = len; c->count_len = len;
+    c->F[SM_ingress_port] = port & 0x1FF;
+    c->F[SM_ingress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
+    c->F[SM_instance_type] = 0;
+    c->F[SM_packet_length] = len;
+    blk_p(c);
+    blk_vr(c);
+    blk_ig(c);
+    if (c->F[SM_egress_spec] == c->drop_port) return -1;
+    c->F[SM_instance_type] = 0;
+    return (long)c->F[SM_egress_spec];
+}
+
+/* The egress pass of the packet ingress last accepted: the bytes to transmit in `out` (room
+   for the input plus every header), their length, or -1 when egress drops it. */
+long lg_egress(ctx *c, u64 port, u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 enq_ts,
+               u64 deq_td, uint8_t *out) {
+    c->F[SM_egress_port] = port & 0x1FF;
+    c->F[SM_egress_spec] = 0;
+    c->F[SM_packet_length] = c->plen;
+    c->F[SM_instance_type] = 0;
+    SET_OPTIONAL
+    c->F[SM_egress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
+    blk_eg(c);
+    if (c->F[SM_egress_spec] == c->drop_port) return -1;
+    blk_ck(c);
+    c->out = out; c->opos = 0;
+    memset(out, 0, MAX_HEADER_BYTES);
+    blk_dep(c);
+    uint32_t hlen = c->opos >> 3, start = c->pos >> 3;
+    uint32_t rest = c->len > start ? c->len - start : 0;
+    memcpy(out + hlen, c->data + start, rest);
+    return (long)(hlen + rest);
+}
+"""
+
+OPTIONAL_SM = {"enq_timestamp": ("enq_ts", "0xFFFFFFFFULL"),
+               "enq_qdepth": ("enq_qdepth", "0x7FFFFULL"),
+               "deq_timedelta": ("deq_td", "0xFFFFFFFFULL"),
+               "deq_qdepth": ("deq_qdepth", "0x7FFFFULL"),
+               "egress_rid": ("c->F[SM_egress_rid]", "0xFFFFULL")}
+
+
+def program_source(nslots: int, ntables: int, nregisters: int, ncounters: int,
+                   functions: list[str], bodies: dict[str, str], sm: dict[str, int],
+                   max_header_bytes: int = 0) -> str:
+    """The whole C file: the fixed parts with the program's sizes, its functions and blocks."""
+    defines = [f"#define NSLOTS {max(nslots, 1)}", f"#define NTABLES {max(ntables, 1)}",
+               f"#define NREGISTERS {max(nregisters, 1)}", f"#define NCOUNTERS {max(ncounters, 1)}",
+               f"#define MAX_HEADER_BYTES {max_header_bytes}"]
+    defines += [f"#define SM_{name} {slot}" for name, slot in sorted(sm.items())]
+    protos = [f.split("{", 1)[0].rstrip() + ";" for f in functions]
+    blocks = [f"static void blk_{key}(ctx *c) {{\n{body}\n}}" for key, body in bodies.items()]
+    optional = " ".join(f"c->F[SM_{name}] = {value} & {m};"
+                        for name, (value, m) in OPTIONAL_SM.items() if name in sm)
+    return "\n".join([*defines, HEADER, *protos, *functions, *blocks,
+                      API.replace("SET_OPTIONAL", optional)]) + "\n"

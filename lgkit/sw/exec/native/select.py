@@ -1,0 +1,74 @@
+"""Choosing the engine of a pipeline: `--engine native|python`, and the native untimed driver.
+
+`use_engine(pipeline, program, "native")` generates and builds the program's C and makes the
+pipeline's untimed runs (STF, `run_untimed`) go through it; a construct the native engine does
+not cover, or no C compiler, leaves the Python engine in place with one printed line:
+`native: unsupported <what>; using the python engine`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from lgkit.sw.exec.native.build import shared_library
+from lgkit.sw.exec.native.cgen import generate
+from lgkit.sw.exec.native.engine import NativeEngine
+from lgkit.sw.exec.native.layout import Unsupported
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.arch.base import Architecture
+    from lgkit.sw.exec.pipeline import Pipeline
+    from lgkit.sw.lang import ir
+
+ENGINES = ("python", "native")
+DEFAULT_ENGINE = "python"
+
+
+def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
+    """The native engine of a loaded pipeline (Unsupported when it cannot run it); it builds
+    with the optimiser setting the pipeline was loaded with (--no-opt: -O0)."""
+    code = generate(program)
+    return NativeEngine(pl, code, shared_library(code.source, pl.code.optimised))
+
+
+def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine | None:
+    """Run the pipeline's untimed passes on `engine`; the native engine when it was used."""
+    if engine != "native":
+        return None
+    try:
+        native = native_engine(pl, program)
+    except Unsupported as exc:
+        print(f"native: unsupported {exc.what}; using the python engine", file=sys.stderr)
+        return None
+    pl.arch = NativeUntimed(pl.arch, native)
+    return native
+
+
+class NativeUntimed:
+    """The pipeline's architecture with its untimed driver on the native engine (everything
+    else is the architecture's own: passes for the switch, P4Info, externs)."""
+
+    def __init__(self, arch: Architecture, native: NativeEngine) -> None:
+        self.inner = arch
+        self.native = native
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        """One packet through ingress and egress on the native engine, each pass one tick of
+        the pipeline's untimed clock (as the Python driver); state mirrored around it."""
+        native = self.native
+        native.configure()
+        native.push()
+        clock = pl.untimed_clock
+        out: list[tuple[int, bytes]] = []
+        spec = native.ingress(port, data, clock.tick())
+        if spec >= 0:
+            now = clock.tick()
+            sent = native.egress(spec, now, 0, 0, now, 0)
+            if sent is not None:
+                out.append((spec, sent))
+        native.pull()
+        return out
