@@ -17,6 +17,7 @@ COMMAND_MODULES: dict[str, str] = {
     "compile": "lgkit.sw.tools.cli",
     "stf": "lgkit.sw.tools.cli",
     "bench-pipeline": "lgkit.sw.tools.bench_pipeline",
+    "bench-engines": "lgkit.sw.tools.bench_engines",
     "switch": "lgkit.sw.switch.switch_main",
     "switch-cli": "lgkit.sw.switch.switch_main",
     "bench-switch": "lgkit.sw.tools.bench_switch",

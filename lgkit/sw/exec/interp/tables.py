@@ -235,6 +235,8 @@ class Table:
         self.timed: dict[tuple, TableEntry] = {}
         "The entries with an idle timeout set (the idle-timeout scan reads only these)."
         self._seq = 0
+        self.version = 0
+        "Grows with every change of what a lookup can return (entries, default action)."
         self._default_hit: Hit
         self.default_action: tuple[str, list[int]] = default_action
         self._set_default(*default_action)
@@ -366,6 +368,7 @@ class Table:
         return self._ident(entry.keys, entry.priority)
 
     def _set_default(self, action: str, params: list[int]) -> None:
+        self.version += 1
         info = self._actions.get(action)
         if info is None:
             raise ValueError(f"{self.name}: action {action} is not in the table")
@@ -395,6 +398,7 @@ class Table:
     def _reindex(self) -> None:
         """Build a fresh index of every entry, then make lookups use it (meanwhile they use
         the current one)."""
+        self.version += 1
         if hasattr(self, "_lookup"):
             self._lookup = self._pinned()
         self._exact: dict[tuple, Hit] = {}
@@ -407,6 +411,7 @@ class Table:
                         "lpm": self._lookup_lpm, "scan": self._lookup_scan}[self._kind]
 
     def _index_put(self, ident: tuple, entry: TableEntry, replace: bool) -> None:
+        self.version += 1
         hit = self._hit(entry)
         normed = ident[0]
         if self._kind == "exact":
@@ -427,6 +432,7 @@ class Table:
             self._rows = [*rows[:at], (sort_key, matchers, hit), *rows[at + replace:]]
 
     def _index_remove(self, ident: tuple) -> None:
+        self.version += 1
         normed = ident[0]
         if self._kind == "exact":
             del self._exact[tuple(k.value for k in normed)]

@@ -2,7 +2,8 @@
 registers and counters mirrored into it.
 
 Python stays the owner of control-plane state (`Pipeline.tables`, `.registers`, `.counters`);
-`push()` copies it into the engine (tables rebuilt as match rows in the Python engine's order),
+`push()` copies it into the engine (a table that changed since, rebuilt as match rows in the
+Python engine's order),
 `pull()` copies registers and counters back. The untimed driver does both around each packet.
 """
 
@@ -47,14 +48,19 @@ class NativeEngine:
         lib.lg_ingress.restype = ctypes.c_long
         lib.lg_egress.argtypes = [ctypes.c_void_p] + [U64] * 6 + [ctypes.c_char_p]
         lib.lg_egress.restype = ctypes.c_long
+        lib.lg_run.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_char_p,
+                               ctypes.c_uint32, U64, U64, ctypes.c_char_p]
+        lib.lg_run.restype = ctypes.c_long
         self.lib = lib
         self.ctx = ctypes.c_void_p(lib.lg_new())
         self._keep: dict[str, tuple] = {}  # the arrays the C side points into
+        self._versions: dict[int, int] = {}  # Table.version of each table as last pushed
         self._arrays = self._bind_arrays()
         self._data = b""
         self._out = ctypes.create_string_buffer(2048)
         self._ingress = lib.lg_ingress
         self._egress = lib.lg_egress
+        self._run = lib.lg_run
         for spec in program.tables:
             self._table_of(spec.name)
         self.configure()
@@ -94,8 +100,10 @@ class NativeEngine:
     def push(self) -> None:
         """Copy tables, registers and counters from the Python pipeline into the engine."""
         for spec in self.program.tables:
-            self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions,
-                             self._table_of(spec.name))
+            table = self._table_of(spec.name)
+            if self._versions.get(spec.index) != table.version:
+                self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions, table)
+                self._versions[spec.index] = table.version
         for values, arr in self._arrays:
             arr[: len(values)] = values
 
@@ -140,10 +148,23 @@ class NativeEngine:
     def ingress(self, port: int, data: bytes, now: int) -> int:
         """The egress spec of the packet, or -1 when ingress drops it."""
         self._data = data  # the engine reads the payload from it in egress
-        need = len(data) + self.program.max_header_bytes
+        self._room(len(data))
+        return self._ingress(self.ctx, port, data, len(data), now)
+
+    def run(self, port: int, data: bytes, now_in: int, now_eg: int) -> tuple[int, bytes | None]:
+        """Both passes in one call (egress at now_eg, its queue empty): (-1, None) when
+        ingress drops the packet, (-2, None) when egress does, else (port, bytes)."""
+        self._room(len(data))
+        out = self._out
+        r = self._run(self.ctx, port, data, len(data), now_in, now_eg, out)
+        if r < 0:
+            return r, None
+        return r & 0x3FF, ctypes.string_at(out, r >> 10)
+
+    def _room(self, length: int) -> None:
+        need = length + self.program.max_header_bytes
         if len(self._out) < need:
             self._out = ctypes.create_string_buffer(need)
-        return self._ingress(self.ctx, port, data, len(data), now)
 
     def egress(self, port: int, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
                enq_timestamp: int = 0, deq_timedelta: int = 0) -> bytes | None:
@@ -151,7 +172,7 @@ class NativeEngine:
         out = self._out
         n = self._egress(self.ctx, port, now, enq_qdepth, deq_qdepth, enq_timestamp,
                          deq_timedelta, out)
-        return None if n < 0 else out.raw[:n]
+        return None if n < 0 else ctypes.string_at(out, n)
 
 
 def _padded(values: list[int], n: int) -> list[int]:

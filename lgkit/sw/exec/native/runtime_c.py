@@ -80,6 +80,9 @@ static inline void lookup(const table_t *t, const u64 *key, int nkeys, int *act,
 
 API = r"""
 ctx *lg_new(void) { return calloc(1, sizeof(ctx)); }
+long lg_nop(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
+    (void)c; (void)port; (void)data; (void)len; (void)now; return 0;  /* call cost */
+}
 u64 *lg_slots(ctx *c) { return c->F; }
 u64 *lg_errors(ctx *c) { return &c->range_errors; }
 void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit) {
@@ -132,6 +135,16 @@ long lg_egress(ctx *c, u64 port, u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 en
     uint32_t rest = c->len > start ? c->len - start : 0;
     memcpy(out + hlen, c->data + start, rest);
     return (long)(hlen + rest);
+}
+
+/* Both passes of one packet, as the untimed driver runs them (egress at `now_eg`, its queue
+   empty): -1 when ingress drops it, -2 when egress does, else its length * 1024 + port. */
+long lg_run(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now_in, u64 now_eg,
+            uint8_t *out) {
+    long spec = lg_ingress(c, port, data, len, now_in);
+    if (spec < 0) return -1;
+    long n = lg_egress(c, (u64)spec, now_eg, 0, 0, now_eg, 0, out);
+    return n < 0 ? -2 : n * 1024 + (spec & 0x3FF);
 }
 """
 

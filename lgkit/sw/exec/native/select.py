@@ -63,12 +63,9 @@ class NativeUntimed:
         native.configure()
         native.push()
         clock = pl.untimed_clock
-        out: list[tuple[int, bytes]] = []
-        spec = native.ingress(port, data, clock.tick())
-        if spec >= 0:
-            now = clock.tick()
-            sent = native.egress(spec, now, 0, 0, now, 0)
-            if sent is not None:
-                out.append((spec, sent))
+        now_in = clock.tick()
+        spec, sent = native.run(port, data, now_in, clock.now_us())
+        if spec != -1:  # egress ran: its pass takes a tick too
+            clock.tick()
         native.pull()
-        return out
+        return [] if sent is None else [(spec, sent)]
