@@ -5,6 +5,8 @@
 #    The names are the same on Debian 12 and Ubuntu 24.04. With LGKIT_TEST_TOOLS=1 (`make test`
 #    sets it) also the tools only tests use, where the distribution packages them: shellcheck,
 #    vagrant (Debian 12 has it; Ubuntu 24.04 does not, and tests/vm/test_vm_vagrantfile.py skips).
+#    build-essential is the C compiler of the built-in target's native engine (without it the
+#    engine falls back to Python, saying so).
 # 2. .venv made with the system python3, requirements.lock installed, then the kit in editable mode.
 #    A stamp file (.venv/.lgkit-setup.sha256, hash of requirements.lock + pyproject.toml) makes a
 #    second run install nothing. Only the venv's pip installs Python packages, so PEP 668 (Debian
@@ -24,7 +26,7 @@ STAMP="$VENV/.lgkit-setup.sha256"
 SYSTEM_PYTHON=/usr/bin/python3
 
 APT_PACKAGES=(python3-venv mininet bridge-utils net-tools iputils-ping iperf3 redis-server
-              nftables iproute2 ethtool tcpdump procps psmisc iptables)
+              nftables iproute2 ethtool tcpdump procps psmisc iptables build-essential)
 TEST_TOOLS=(shellcheck vagrant)
 
 say() { echo "setup: $*"; }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING
 
-from lgkit.sw.exec.interp.tables import Table, key_matcher
+from lgkit.sw.exec.interp.tables import Table, key_matcher, normalised_key
 from lgkit.sw.exec.native.cgen import Program
 from lgkit.sw.exec.native.layout import Unsupported
 
@@ -125,7 +125,7 @@ class NativeEngine:
         rows: list[int] = []
         for entry in entries:
             for spec, km in zip(table.keys, entry.keys, strict=True):
-                rows.extend(key_matcher(spec, km) or (0, 0, 0))
+                rows.extend(key_matcher(spec, normalised_key(spec, km)) or (0, 0, 0))
         acts = [self._action_id(actions, e.action) for e in entries]
         params = [v for e in entries for v in _padded(e.params, nparams)]
         name, dparams = table.default_action

@@ -1,0 +1,105 @@
+"""The native engine: the router on both engines packet by packet (tables changed between
+packets), its build cache, and the one-line fallback to the Python engine."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from testpaths import TESTS
+
+from lgkit.cli import main
+from lgkit.sw.exec.native.build import CACHE_ENV
+from lgkit.sw.exec.native.select import native_engine, use_engine
+from lgkit.sw.exec.pipeline import Exact, Lpm, Pipeline, TableEntry
+from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.tools.bench_pipeline import ROUTER_P4, router_packet
+
+HASHING_P4 = ROUTER_P4.replace(
+    "l2_check.apply();",
+    "l2_check.apply(); hash(meta.l2_port, HashAlgorithm.crc16, 9w0, "
+    "{hdr.ipv4.srcAddr}, 9w511);")
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def router(optimise: bool = True) -> tuple[Pipeline, Pipeline]:
+    """The benchmark router loaded twice: the second runs its untimed passes natively."""
+    compiled = compile_source(ROUTER_P4, "router.p4")
+    python = Pipeline.load(compiled, optimise=optimise)
+    native = Pipeline.load(compiled, optimise=optimise)
+    assert use_engine(native, compiled.ir, "native") is not None
+    return python, native
+
+
+def test_router_packets_are_the_same_on_both_engines() -> None:
+    rng = random.Random(7)
+    python, native = router()
+    packets = 0
+    for step in range(400):
+        if step % 40 == 0:  # change the tables between packets: the engine follows
+            route = TableEntry([Lpm(0x0A000000 | (step << 8) | rng.randrange(256),
+                                    16 + step // 40)], "MyIngress.ipv4_forward",
+                               [rng.randrange(1 << 48), rng.randrange(1, 9)])
+            mac = TableEntry([Exact(rng.randrange(1 << 48))], "MyIngress.set_l2", [step % 8])
+            for pl in (python, native):
+                pl.tables["MyIngress.ipv4_lpm"].insert(route)
+                pl.tables["MyIngress.l2_check"].insert(mac)
+        data = bytearray(router_packet(0x0A000000 | rng.randrange(1 << 15), rng.randrange(200)))
+        data[22] = rng.choice((0, 1, 2, 64))  # TTL: dropped at 0 and 1
+        if rng.random() < 0.1:
+            data[12:14] = b"\x86\xdd"  # not IPv4: dropped
+        if rng.random() < 0.1:
+            data = data[: rng.randrange(20, 40)]  # too short: the parser stops
+        port = rng.randrange(1, 5)
+        expected = python.run_untimed(port, bytes(data))
+        assert native.run_untimed(port, bytes(data)) == expected, step
+        packets += len(expected)
+    assert 100 < packets < 400  # forwarded and dropped both happened
+    assert python.untimed_clock.now_ns == native.untimed_clock.now_ns  # the same passes ran
+
+
+def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:
+    router()
+    libraries = sorted(cache.glob("*.so"))
+    assert len(libraries) == 1
+    stamp = libraries[0].stat().st_mtime_ns
+    router()
+    assert [p.stat().st_mtime_ns for p in cache.glob("*.so")] == [stamp]  # built once
+    router(optimise=False)
+    assert len(list(cache.glob("*.so"))) == 2  # -O0: another library
+    assert not list(cache.glob(".*tmp"))
+
+
+def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    compiled = compile_source(HASHING_P4, "hashing.p4")
+    pl = Pipeline.load(compiled)
+    assert use_engine(pl, compiled.ir, "native") is None
+    err = capsys.readouterr().err
+    assert err == "native: unsupported extern hash; using the python engine\n"
+    assert pl.run_untimed(1, router_packet(0x0A000107)) == []  # python runs it (no entries)
+
+
+def test_no_c_compiler_falls_back_with_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    stf = TESTS / "stf" / "basic.stf"
+    code = main(["stf", str(stf.with_suffix(".p4")), str(stf), "--engine", "native"])
+    out = capsys.readouterr()
+    assert code == 0
+    assert out.err == "native: unsupported no C compiler (cc); using the python engine\n"
+    assert f"PASS {stf}" in out.out
+
+
+def test_the_python_engine_is_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    compiled = compile_source(ROUTER_P4, "router.p4")
+    pl = Pipeline.load(compiled)
+    assert use_engine(pl, compiled.ir, "python") is None
+    assert capsys.readouterr().err == ""
+    assert native_engine(pl, compiled.ir).program.tables  # native builds when asked
