@@ -13,9 +13,17 @@ from typing import Any
 from lgkit.sw.exec.interp.exprs import enum_value
 from lgkit.sw.exec.interp.plans import qualified
 from lgkit.sw.exec.native import runtime_c
-from lgkit.sw.exec.native.layout import Layout, Node, Unsupported, header_bytes, mask, width_of
+from lgkit.sw.exec.native.layout import (
+    Layout,
+    Node,
+    Unsupported,
+    header_bytes,
+    is_signed,
+    mask,
+    width_of,
+)
 from lgkit.sw.lang import ir
-from lgkit.sw.lang.types import BoolT, EnumT, ExternT, StructLikeT
+from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StructLikeT
 
 # v1model's blocks and what each parameter is: pkt, H(eaders), M(eta), SM (standard metadata)
 BLOCK_PARAMS = {"p": ("pkt", "H", "M", "SM"), "vr": ("H", "M"), "ig": ("H", "M", "SM"),
@@ -558,6 +566,8 @@ class _Gen:
         return method(fn, e)
 
     def _ex_IntLit(self, fn: _Fn, e: ir.IntLit) -> str:  # noqa: N802 - by node class
+        if isinstance(e.type, BitsT):
+            return f"{e.value & ((1 << width_of(e.type)) - 1)}ULL"
         if e.value < 0 or e.value >> 64:
             raise Unsupported("an integer outside 0..2^64-1")
         return f"{e.value}ULL"
@@ -577,7 +587,8 @@ class _Gen:
                 value = enum_value(e.type, value)
             if not isinstance(value, int | bool):
                 raise Unsupported(f"constant {e.name}")
-            return self._ex_IntLit(fn, ir.IntLit(e.loc, int(value) & ((1 << 64) - 1)))
+            w = width_of(e.type) if isinstance(e.type, BitsT) else 64
+            return f"{int(value) & ((1 << w) - 1)}ULL"
         found = self._place(e)
         if isinstance(found, str):
             return found
@@ -619,12 +630,17 @@ class _Gen:
         x = self._ex(fn, e.expr)
         if isinstance(e.type, BoolT):
             return f"({x} != 0)"
+        if is_signed(e.expr.type):  # sign-extended into a wider type
+            x = f"(u64)sx({x}, {width_of(e.expr.type)})"
         return f"({x} & {mask(width_of(e.type))})"
 
     def _ex_Binary(self, fn: _Fn, e: ir.Binary) -> str:  # noqa: N802
         a, b = self._ex(fn, e.left), self._ex(fn, e.right)
         op = e.op
         if op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
+            if op in ("<", "<=", ">", ">=") and is_signed(e.left.type):
+                w = width_of(e.left.type)
+                return f"(sx({a}, {w}) {op} sx({b}, {w}))"
             if op in ("<", "<=", ">", ">="):
                 width_of(e.left.type)
             return f"({a} {op} {b})"
@@ -634,6 +650,8 @@ class _Gen:
             return f"({a} {op} {b})"
         if op in ("+", "-", "*"):
             return f"(({a} {op} {b}) & {m})"
+        if is_signed(e.type) and op in (">>", "|+|", "|-|", "/", "%"):
+            return self._signed(op, a, b, w)
         calls = {"/": "dv", "%": "md", "|+|": "sadd", "|-|": "ssub"}
         if op in calls:
             return f"{calls[op]}({a}, {b}, {m})"
@@ -644,6 +662,13 @@ class _Gen:
         if op == "++":
             return f"(({a} << {width_of(e.right.type)}) | {b})"
         raise Unsupported(f"operator {op}")
+
+    def _signed(self, op: str, a: str, b: str, w: int) -> str:
+        if op == ">>":
+            return f"sshr({a}, {b}, {w})"
+        if op in ("|+|", "|-|"):
+            return f"{'sadds' if op == '|+|' else 'ssubs'}({a}, {b}, {w})"
+        raise Unsupported(f"operator {op} on int<{w}>")
 
     # ------------------------------------------------------------------ the whole file
 

@@ -19,10 +19,9 @@ MAX_WIDTH = 64
 
 
 def width_of(t: P4Type | None) -> int:
-    """Bits of a scalar type the engine holds in one uint64 (Unsupported otherwise)."""
+    """Bits of a scalar type the engine holds in one uint64 (Unsupported otherwise); an
+    int<W> is held as its W-bit pattern (see is_signed)."""
     if isinstance(t, BitsT):
-        if t.signed:
-            raise Unsupported(f"signed int<{t.width}>")
         if t.width > MAX_WIDTH:
             raise Unsupported(f"bit<{t.width}> wider than {MAX_WIDTH} bits")
         return t.width
@@ -31,6 +30,11 @@ def width_of(t: P4Type | None) -> int:
     if isinstance(t, EnumT):
         return t.underlying.width if t.underlying is not None else 32
     raise Unsupported(f"values of type {type(t).__name__ if t is not None else 'unknown'}")
+
+
+def is_signed(t: P4Type | None) -> bool:
+    """int<W>: held as its W-bit two's complement pattern, sign-extended where it matters."""
+    return isinstance(t, BitsT) and t.signed
 
 
 def mask(width: int) -> str:

@@ -59,6 +59,24 @@ static inline u64 shl(u64 a, u64 n, int w) {
     return w == 64 ? a << n : (a << n) & ((1ULL << w) - 1);
 }
 static inline u64 shr(u64 a, u64 n) { return n >= 64 ? 0 : a >> n; }
+static inline int64_t sx(u64 a, int w) { return w == 64 ? (int64_t)a : (int64_t)(a << (64 - w)) >> (64 - w); }
+static inline u64 sshr(u64 a, u64 n, int w) {
+    u64 v = (u64)(sx(a, w) >> (n > 63 ? 63 : n));
+    return w == 64 ? v : v & ((1ULL << w) - 1);
+}
+static inline u64 sat(int64_t lo, int64_t hi, __int128 v, int w) {
+    if (v < lo) v = lo;
+    if (v > hi) v = hi;
+    return w == 64 ? (u64)v : (u64)v & ((1ULL << w) - 1);
+}
+static inline int64_t smin(int w) { return w == 64 ? INT64_MIN : -((int64_t)1 << (w - 1)); }
+static inline int64_t smax(int w) { return w == 64 ? INT64_MAX : ((int64_t)1 << (w - 1)) - 1; }
+static inline u64 sadds(u64 a, u64 b, int w) {
+    return sat(smin(w), smax(w), (__int128)sx(a, w) + sx(b, w), w);
+}
+static inline u64 ssubs(u64 a, u64 b, int w) {
+    return sat(smin(w), smax(w), (__int128)sx(a, w) - sx(b, w), w);
+}
 
 static inline void lookup(const table_t *t, const u64 *key, int nkeys, int *act,
                           const u64 **p, int *hit) {
