@@ -14,8 +14,8 @@ from lgkit.sw.exec.native.build import CACHE_ENV
 from lgkit.sw.exec.native.select import use_engine
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
-from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.lang.frontend.diagnostics import P4Error
+from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
 
 CORPORA = {"kit": TESTS / "stf", "p4c": TESTS / "p4c_corpus"}

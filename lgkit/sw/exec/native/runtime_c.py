@@ -59,7 +59,9 @@ static inline u64 shl(u64 a, u64 n, int w) {
     return w == 64 ? a << n : (a << n) & ((1ULL << w) - 1);
 }
 static inline u64 shr(u64 a, u64 n) { return n >= 64 ? 0 : a >> n; }
-static inline int64_t sx(u64 a, int w) { return w == 64 ? (int64_t)a : (int64_t)(a << (64 - w)) >> (64 - w); }
+static inline int64_t sx(u64 a, int w) {  /* the W-bit pattern's value */
+    return w == 64 ? (int64_t)a : (int64_t)(a << (64 - w)) >> (64 - w);
+}
 static inline u64 sshr(u64 a, u64 n, int w) {
     u64 v = (u64)(sx(a, w) >> (n > 63 ? 63 : n));
     return w == 64 ? v : v & ((1ULL << w) - 1);
