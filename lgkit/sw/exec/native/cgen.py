@@ -23,7 +23,7 @@ from lgkit.sw.exec.native.layout import (
     width_of,
 )
 from lgkit.sw.lang import ir
-from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StructLikeT
+from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StructLikeT, VoidT
 
 # v1model's blocks and what each parameter is: pkt, H(eaders), M(eta), SM (standard metadata)
 BLOCK_PARAMS = {"p": ("pkt", "H", "M", "SM"), "vr": ("H", "M"), "ig": ("H", "M", "SM"),
@@ -69,17 +69,26 @@ def generate(program: ir.Program) -> Program:
     return _Gen(program).run()
 
 
-class _Fn:
-    """One C function being written: lines and the names its parameters and locals bind."""
+class Ref(str):
+    """The C text of an assignable scalar that is not a slot (a function's value parameter)."""
 
-    def __init__(self, env: dict[int, Any]) -> None:
+
+class _Fn:
+    """One C function being written: its lines and what it is (a block ends at `done:`, an
+    action returns nothing, a function returns its value)."""
+
+    def __init__(self, kind: str = "block") -> None:
         self.lines: list[str] = []
-        self.env = env
+        self.kind = kind
         self.level = 1
-        self.label = "done"
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
+
+    def leave(self) -> str:
+        """How this function stops early (after `exit` in something it called)."""
+        return "goto done;" if self.kind == "block" else "return 0;" if (
+            self.kind == "function") else "return;"
 
 
 class _Gen:
@@ -96,6 +105,7 @@ class _Gen:
         self.env: dict[int, Any] = {}  # id(decl) -> slot, Node, C text or ("table", spec)
         self.temps = 0
         self.emit_bytes = 0  # the most header bytes the deparser can write
+        self.functions_of: dict[int, int] = {}  # id(FunctionDecl) -> C id
 
     # ------------------------------------------------------------------ program
 
@@ -133,7 +143,8 @@ class _Gen:
             env[id(param)] = role if role == "pkt" else self.roots[role]
         self.env.update(env)
         prefix = qualified("", decl) + "."
-        fn = _Fn(self.env)
+        fn = _Fn()
+        fn.line("c->exited = 0;")
         for d in decl.locals:
             self._local(fn, d, prefix)
         if isinstance(decl, ir.ParserDecl):
@@ -184,13 +195,14 @@ class _Gen:
         index = len(self.actions)
         self.actions[id(d)] = index
         self.action_names[id(d)] = qualified(prefix, d)
-        fn = _Fn(self.env)
-        for i, p in enumerate(d.params):
-            if p.direction not in ("", "in"):
-                raise Unsupported(f"action parameter with direction {p.direction}")
+        fn = _Fn("action")
+        data = [p for p in d.params if not p.direction]
+        for i, p in enumerate(data):
             width_of(p.type_ref.resolved)
             self.env[id(p)] = f"a[{i}]"
-        fn.label = ""
+        for p in d.params:
+            if p.direction:
+                self.env[id(p)] = self.layout.value(p.type_ref.resolved)
         self._stmt(fn, d.body)
         self.functions.append(f"static void act_{index}(ctx *c, const u64 *a) {{\n"
                               "    (void)c; (void)a;\n" + "\n".join(fn.lines) + "\n}")
@@ -207,12 +219,15 @@ class _Gen:
                 raise Unsupported(f"table property {prop}")
         actions = {}
         for ref in d.actions:
+            if ref.args:
+                raise Unsupported("a table action with bound arguments")
             index = self._action_of(ref.decl)
             actions[self.action_names[id(ref.decl)]] = index
-        nparams = max((len(ref.decl.params) for ref in d.actions), default=0)
+        nparams = max((len([p for p in ref.decl.params if not p.direction])
+                       for ref in d.actions), default=0)
         spec = TableSpec(len(self.tables), qualified(prefix, d), len(d.keys), actions, nparams)
         self.tables[id(d)] = spec
-        fn = _Fn(self.env)
+        fn = _Fn()
         keys = []
         for k in d.keys:
             if k.match_kind not in ("exact", "lpm", "ternary", "range", "optional"):
@@ -340,22 +355,30 @@ class _Gen:
         elif isinstance(s, ir.VarDecl):
             self._var(fn, s)
         elif isinstance(s, ir.If):
-            fn.line(f"if ({self._ex(fn, s.cond)}) {{")
+            cond = self._ex(fn, s.cond)
+            check = f"    if (c->exited) {fn.leave()}" if "tbl_" in cond else ""
+            fn.line(f"if ({cond}) {{")
+            if check:
+                fn.line(check)
             self._nested(fn, s.then)
+            fn.line("} else {")
+            if check:
+                fn.line(check)
             if s.other is not None:
-                fn.line("} else {")
                 self._nested(fn, s.other)
             fn.line("}")
         elif isinstance(s, ir.CallStmt):
             self._call_stmt(fn, s.call)
         elif isinstance(s, ir.Switch):
             self._switch(fn, s)
+        elif isinstance(s, ir.Return) and fn.kind == "function":
+            fn.line(f"return {self._ex(fn, s.value) if s.value is not None else '0'};")
         elif isinstance(s, ir.Exit | ir.Return):
-            if isinstance(s, ir.Return) and s.value is not None:
-                raise Unsupported("return with a value")
-            if not fn.label:
-                raise Unsupported(f"{type(s).__name__.lower()} inside an action")
-            fn.line(f"goto {fn.label};")
+            if isinstance(s, ir.Exit) and fn.kind == "function":
+                raise Unsupported("exit inside a function")
+            if isinstance(s, ir.Exit):
+                fn.line("c->exited = 1;")
+            fn.line("goto done;" if fn.kind == "block" else "return;")
         else:
             raise Unsupported(f"statement {type(s).__name__}")
 
@@ -367,7 +390,10 @@ class _Gen:
     def _switch(self, fn: _Fn, s: ir.Switch) -> None:
         e = s.expr
         if isinstance(e, ir.Member) and e.name == "action_run":
-            fn.line(f"switch ({self._apply(e.expr)} & 0xFFFF) {{")
+            tmp = self._temp()
+            fn.line(f"int {tmp} = {self._apply(e.expr)};")
+            fn.line(f"if (c->exited) {fn.leave()}")
+            fn.line(f"switch ({tmp} & 0xFFFF) {{")
         else:
             width_of(e.type)
             fn.line(f"switch ({self._ex(fn, e)}) {{")
@@ -385,35 +411,67 @@ class _Gen:
                 fn.line("break; }")
         fn.line("}")
 
-    def _assign(self, fn: _Fn, lhs: ir.Expr, rhs: ir.Expr, target: Any = None) -> None:
+    def _assign(self, fn: _Fn, lhs: ir.Expr | None, rhs: ir.Expr | None, target: Any = None,
+                value: str = "") -> None:
+        """lhs = rhs (`target`: the place instead of lhs; `value`: C text instead of rhs)."""
         if isinstance(lhs, ir.Slice):
             dst = self._slot(lhs.expr)
             m = (1 << (lhs.hi - lhs.lo + 1)) - 1
             fn.line(f"c->F[{dst}] = (c->F[{dst}] & ~(0x{m:X}ULL << {lhs.lo})) | "
-                    f"(({self._ex(fn, rhs)} & 0x{m:X}ULL) << {lhs.lo});")
+                    f"(({value or self._ex(fn, rhs)} & 0x{m:X}ULL) << {lhs.lo});")
             return
         dst = target if target is not None else self._place(lhs)
         if isinstance(dst, Node):
             if isinstance(rhs, ir.ListExpr | ir.StructExpr):
-                raise Unsupported("struct or header initialisers")
+                self._initialise(fn, dst, rhs)
+                return
             src = self._node(rhs)
             pairs = zip(dst.slots(), src.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{s}];" for d, s in pairs) or ";")
+            return
+        rhs_text = value
+        if isinstance(rhs, ir.Call) and rhs.kind is ir.CallKind.FUNCTION and self._outs(rhs):
+            rhs_text = self._temp()
+            fn.line(f"u64 {rhs_text} = {self._user_call(fn, rhs)};")
+            self._copy_out(fn, rhs)
+        if isinstance(dst, Ref):
+            fn.line(f"{dst} = {rhs_text or self._ex(fn, rhs)};")
             return
         if isinstance(dst, str):
             raise Unsupported("assignment to an action parameter")
         if dst == self._sm("mcast_grp"):
             raise Unsupported("multicast (an assignment to mcast_grp)")
-        fn.line(f"c->F[{dst}] = {self._ex(fn, rhs)};")
+        fn.line(f"c->F[{dst}] = {rhs_text or self._ex(fn, rhs)};")
+
+    def _initialise(self, fn: _Fn, dst: Node, rhs: ir.ListExpr | ir.StructExpr) -> None:
+        """A struct or header from `{a, b}` or `{x = a, y = b}` (a header becomes valid); the
+        values are taken before any is stored."""
+        if isinstance(rhs, ir.ListExpr):
+            items = list(zip(dst.fields, rhs.items, strict=True))
+        else:
+            items = rhs.items
+        temps = []
+        for name, item in items:
+            place = dst.fields[name]
+            if isinstance(place, Node):
+                raise Unsupported("nested struct initialisers")
+            tmp = self._temp()
+            fn.line(f"u64 {tmp} = {self._ex(fn, item)};")
+            temps.append((place, tmp))
+        fn.line(" ".join(f"c->F[{k}] = {t};" for k, t in temps) or ";")
+        if dst.valid is not None:
+            fn.line(f"c->F[{dst.valid}] = 1;")
 
     def _call_stmt(self, fn: _Fn, call: ir.Call) -> None:
         kind = call.kind
         if kind is ir.CallKind.TABLE_APPLY:
             fn.line(f"{self._apply(call)};")
-        elif kind is ir.CallKind.ACTION:
-            args = [self._ex(fn, a.value) for a in call.args]
-            arr = f"(const u64[]){{{', '.join(args)}}}" if args else "0"
-            fn.line(f"act_{self._action_of(call.callee)}(c, {arr});")
+            fn.line(f"if (c->exited) {fn.leave()}")
+        elif kind in (ir.CallKind.ACTION, ir.CallKind.FUNCTION):
+            fn.line(f"{self._user_call(fn, call)};")
+            self._copy_out(fn, call)
+            if kind is ir.CallKind.ACTION:
+                fn.line(f"if (c->exited) {fn.leave()}")
         elif kind is ir.CallKind.HEADER_METHOD:
             self._header_method(fn, call)
         elif kind is ir.CallKind.EXTERN_FUNCTION:
@@ -422,6 +480,64 @@ class _Gen:
             self._extern_method(fn, call)
         else:
             raise Unsupported(f"call of kind {kind.value if kind else '?'}")
+
+    def _user_call(self, fn: _Fn, call: ir.Call) -> str:
+        """Copy-in (slots of directional parameters; `out` ones reset) and the C call."""
+        decl = call.callee
+        if isinstance(decl, ir.FunctionDecl):
+            self._function(decl)
+        values = []
+        for p, a in zip(decl.params, call.args, strict=True):
+            place = self.env.get(id(p))
+            if isinstance(place, int | Node) and p.direction in ("in", "inout"):
+                self._assign(fn, a.value, a.value, target=place)
+            elif isinstance(place, int | Node) and p.direction == "out":
+                slots = place.slots() if isinstance(place, Node) else [place]
+                fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
+            else:
+                values.append(self._ex(fn, a.value))
+        if isinstance(decl, ir.ActionDecl):
+            arr = f"(const u64[]){{{', '.join(values)}}}" if values else "0"
+            return f"act_{self._action_of(decl)}(c, {arr})"
+        return f"fn_{self.functions_of[id(decl)]}(c{''.join(', ' + v for v in values)})"
+
+    def _outs(self, call: ir.Call) -> list[tuple[ir.Param, ir.Expr]]:
+        return [(p, a.value) for p, a in zip(call.callee.params, call.args, strict=True)
+                if p.direction in ("out", "inout") and not isinstance(a.value, ir.DontCare)]
+
+    def _copy_out(self, fn: _Fn, call: ir.Call) -> None:
+        for p, arg in self._outs(call):
+            place = self.env[id(p)]
+            if isinstance(place, Node):
+                dst = self._node(arg)
+                pairs = zip(dst.slots(), place.slots(), strict=True)
+                fn.line(" ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
+            else:
+                self._assign(fn, arg, None, value=f"c->F[{place}]" if isinstance(
+                    place, int) else str(place))
+
+    def _function(self, d: ir.FunctionDecl) -> None:
+        """A user function as a C function: in-parameters by value, out/inout in slots."""
+        if id(d) in self.functions_of:
+            return
+        if d.type_params:
+            raise Unsupported("generic functions")
+        index = self.functions_of[id(d)] = len(self.functions_of)
+        params = []
+        for p in d.params:
+            if p.direction in ("out", "inout"):
+                self.env[id(p)] = self.layout.value(p.type_ref.resolved)
+            else:
+                width_of(p.type_ref.resolved)
+                self.env[id(p)] = Ref(f"v{len(params)}")
+                params.append(f"u64 v{len(params)}")
+        ret = d.ret.resolved
+        if not isinstance(ret, VoidT):
+            width_of(ret)
+        fn = _Fn("function")
+        self._stmt(fn, d.body)
+        self.functions.append(f"static u64 fn_{index}(ctx *c{''.join(', ' + p for p in params)})"
+                              " {\n    (void)c;\n" + "\n".join(fn.lines) + "\n    return 0;\n}")
 
     def _header_method(self, fn: _Fn, call: ir.Call) -> None:
         name = call.callee
@@ -606,6 +722,10 @@ class _Gen:
         return f"c->F[{found}]"
 
     def _ex_Call(self, fn: _Fn, e: ir.Call) -> str:  # noqa: N802
+        if e.kind is ir.CallKind.FUNCTION:
+            if self._outs(e):
+                raise Unsupported("a function with out/inout parameters inside an expression")
+            return self._user_call(fn, e)
         if e.kind is ir.CallKind.HEADER_METHOD and e.callee == "isValid":
             node = self._node(e.target.expr)
             if node.valid is None:

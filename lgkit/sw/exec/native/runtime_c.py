@@ -21,6 +21,7 @@ typedef struct ctx {
     const uint8_t *data; uint32_t len, pos;
     uint8_t *out; uint32_t opos;
     u64 plen, count_len, drop_port, range_errors;
+    int exited;  /* `exit` ran: the block ends */
     uint32_t parser_limit;
     table_t T[NTABLES];
     u64 *R[NREGISTERS];
