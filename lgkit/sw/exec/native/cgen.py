@@ -320,7 +320,7 @@ class _Gen:
         off = 0
         for name, ft in node.type.fields:
             w = width_of(ft)
-            fn.line(f"c->F[{node.fields[name]}] = rd(c->data, pos + {off}, {w});")
+            fn.line(f"c->F[{node.fields[name]}] = {_read('c->data', 'pos', off, w)};")
             off += w
         fn.line(f"c->F[{node.valid}] = 1; pos += {bits};")
 
@@ -337,7 +337,7 @@ class _Gen:
         off = 0
         for name, ft in node.type.fields:
             w = width_of(ft)
-            fn.line(f"    wr(c->out, c->opos + {off}, {w}, c->F[{node.fields[name]}]);")
+            fn.line(f"    {_write('c->out', 'c->opos', off, w, f'c->F[{node.fields[name]}]')};")
             off += w
         fn.line(f"    c->opos += {bits};")
         fn.line("}")
@@ -804,6 +804,19 @@ class _Gen:
             nslots=len(self.layout.widths), ntables=len(self.tables),
             nregisters=len(self.registers), ncounters=len(self.counters),
             functions=self.functions, bodies=bodies, sm=slots, max_header_bytes=self.emit_bytes)
+
+
+def _read(data: str, pos: str, off: int, w: int) -> str:
+    """A header field's value (the cursor is always at a byte: headers are whole bytes)."""
+    if off % 8 == 0 and w % 8 == 0:
+        return f"rdb({data} + ({pos} >> 3) + {off // 8}, {w // 8})"
+    return f"rd({data}, {pos} + {off}, {w})"
+
+
+def _write(out: str, pos: str, off: int, w: int, value: str) -> str:
+    if off % 8 == 0 and w % 8 == 0:
+        return f"wrb({out} + ({pos} >> 3) + {off // 8}, {w // 8}, {value})"
+    return f"wr({out}, {pos} + {off}, {w}, {value})"
 
 
 def _const_int(e: ir.Expr) -> int:

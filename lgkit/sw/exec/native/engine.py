@@ -58,6 +58,8 @@ class NativeEngine:
         self._arrays = self._bind_arrays()
         self._data = b""
         self._out = ctypes.create_string_buffer(2048)
+        self._fits = 0  # the longest input `_out` has room for
+        self._room(0)
         self._ingress = lib.lg_ingress
         self._egress = lib.lg_egress
         self._run = lib.lg_run
@@ -154,17 +156,21 @@ class NativeEngine:
     def run(self, port: int, data: bytes, now_in: int, now_eg: int) -> tuple[int, bytes | None]:
         """Both passes in one call (egress at now_eg, its queue empty): (-1, None) when
         ingress drops the packet, (-2, None) when egress does, else (port, bytes)."""
-        self._room(len(data))
+        n = len(data)
+        if n > self._fits:
+            self._room(n)
         out = self._out
-        r = self._run(self.ctx, port, data, len(data), now_in, now_eg, out)
+        r = self._run(self.ctx, port, data, n, now_in, now_eg, out)
         if r < 0:
             return r, None
         return r & 0x3FF, ctypes.string_at(out, r >> 10)
 
     def _room(self, length: int) -> None:
+        """An output buffer for a packet of `length` bytes and every header emitted."""
         need = length + self.program.max_header_bytes
         if len(self._out) < need:
             self._out = ctypes.create_string_buffer(need)
+        self._fits = len(self._out) - self.program.max_header_bytes
 
     def egress(self, port: int, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
                enq_timestamp: int = 0, deq_timedelta: int = 0) -> bytes | None:

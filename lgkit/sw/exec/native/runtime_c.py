@@ -43,6 +43,16 @@ static inline void wr(uint8_t *o, uint32_t pos, int w, u64 v) {
     for (uint32_t i = 0; i < nb; i++) o[first + i] |= (uint8_t)(acc >> (8 * (nb - 1 - i)));
 }
 
+static inline u64 rdb(const uint8_t *d, int n) {  /* n whole bytes, big-endian */
+    u64 v = 0;
+    for (int i = 0; i < n; i++) v = (v << 8) | d[i];
+    return v;
+}
+
+static inline void wrb(uint8_t *o, int n, u64 v) {
+    for (int i = n - 1; i >= 0; i--) { o[i] = (uint8_t)v; v >>= 8; }
+}
+
 static inline u64 csum16(const uint8_t *b, uint32_t n) {
     u64 sum = 0;
     for (uint32_t i = 0; i + 1 < n; i += 2) sum += ((u64)b[i] << 8) | b[i + 1];
