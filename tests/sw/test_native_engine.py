@@ -64,6 +64,28 @@ def test_router_packets_are_the_same_on_both_engines() -> None:
     assert python.untimed_clock.now_ns == native.untimed_clock.now_ns  # the same passes ran
 
 
+def test_the_switch_passes_are_the_same_on_both_engines() -> None:
+    """Pipeline.ingress / .egress (what the traffic manager calls), with several packets
+    between their ingress and egress passes, served in another order, queue values given."""
+    rng = random.Random(3)
+    python, native = router()
+    for pl in (python, native):
+        pl.tables["MyIngress.ipv4_lpm"].insert(TableEntry(
+            [Lpm(0x0A000000, 16)], "MyIngress.ipv4_forward", [0xAABBCCDDEEFF, 3]))
+    for burst in range(20):
+        packets = [router_packet(0x0A000000 | rng.randrange(1 << 17), rng.randrange(100))
+                   for _ in range(8)]
+        outs = []
+        for pl in (python, native):
+            jobs = [job for i, data in enumerate(packets)
+                    for job in pl.ingress(1 + i % 3, data, burst * 100 + i).egress]
+            outs.append([(job.port, job.length, job.priority, job.rid,
+                          pl.egress(job, burst * 100 + 50, 2, 1, 7, 9))
+                         for job in reversed(jobs)])
+        assert outs[0] == outs[1], burst
+        assert 0 < len(outs[0]) < 8  # some leave, some (10.1.x.x) are dropped
+
+
 def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:
     router()
     libraries = sorted(cache.glob("*.so"))

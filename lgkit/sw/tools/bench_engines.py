@@ -40,8 +40,8 @@ def python_run(pl: Pipeline) -> Run:
 
 
 def native_run(engine: NativeEngine) -> Run:
-    """One packet through the native engine's passes (state pushed once, before)."""
-    engine.push()
+    """One packet through the native engine's passes (tables copied once, before)."""
+    engine.refresh()
     both = engine.run
 
     def run(port: int, data: bytes, now: int) -> bytes | None:

@@ -62,6 +62,8 @@ class Program:
     registers: list[ArraySpec] = field(default_factory=list)
     counters: list[ArraySpec] = field(default_factory=list)
     max_header_bytes: int = 0
+    widths: list[int] = field(default_factory=list)  # of every slot
+    sm: dict[str, int] = field(default_factory=dict)  # standard_metadata's scalar slots
 
 
 def generate(program: ir.Program) -> Program:
@@ -128,7 +130,8 @@ class _Gen:
         return Program(self._source(bodies), sorted(self.tables.values(), key=lambda t: t.index),
                        sorted(self.registers.values(), key=lambda r: r.index),
                        sorted(self.counters.values(), key=lambda r: r.index),
-                       self.emit_bytes)
+                       self.emit_bytes, self.layout.widths,
+                       {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)})
 
     def _roots(self, blocks: dict[str, ir.Decl]) -> None:
         for param, role in zip(blocks["ig"].params, BLOCK_PARAMS["ig"], strict=True):
@@ -143,7 +146,7 @@ class _Gen:
             env[id(param)] = role if role == "pkt" else self.roots[role]
         self.env.update(env)
         prefix = qualified("", decl) + "."
-        fn = _Fn()
+        fn = _Fn("parser" if isinstance(decl, ir.ParserDecl) else "block")
         fn.line("c->exited = 0;")
         for d in decl.locals:
             self._local(fn, d, prefix)
@@ -323,6 +326,21 @@ class _Gen:
             fn.line(f"c->F[{node.fields[name]}] = {_read('c->data', 'pos', off, w)};")
             off += w
         fn.line(f"c->F[{node.valid}] = 1; pos += {bits};")
+
+    def _packet_in(self, fn: _Fn, call: ir.Call) -> str:
+        """packet.lookahead<bit<W> or bool>() (PacketTooShort past the end), packet.length()."""
+        t = call.target.expr.type
+        if not (isinstance(t, ExternT) and t.name == "packet_in") or fn.kind != "parser":
+            raise Unsupported(f"{call.target.name} outside the parser")
+        if call.target.name == "length":
+            return "(u64)c->len"
+        if isinstance(call.type, StructLikeT):
+            raise Unsupported("lookahead of a header or struct")
+        w = width_of(call.type)
+        fn.line(f"if (end - pos < {w}) {{ err = {self._error_code('PacketTooShort')}; "
+                "goto fail; }")
+        value = f"rd(c->data, pos, {w})"
+        return f"({value} != 0)" if isinstance(call.type, BoolT) else value
 
     def _emit(self, fn: _Fn, node: Node) -> None:
         if node.valid is None:
@@ -599,6 +617,14 @@ class _Gen:
         kind = t.name if isinstance(t, ExternT) else ""
         if kind == "packet_in" and method == "extract":
             self._extract(fn, call)
+        elif kind == "packet_in" and method == "advance":
+            amount = self._temp()
+            fn.line(f"u64 {amount} = {self._ex(fn, args[0])};")
+            fn.line(f"if ({amount} & 7) {{ err = {self._error_code('ParserInvalidArgument')}; "
+                    "goto fail; }")
+            fn.line(f"if ({amount} > end - pos) {{ err = {self._error_code('PacketTooShort')}; "
+                    "goto fail; }")
+            fn.line(f"pos += {amount};")
         elif kind == "packet_out" and method == "emit":
             self._emit(fn, self._node(args[0]))
         elif kind == "register" and method in ("read", "write"):
@@ -722,6 +748,8 @@ class _Gen:
         return f"c->F[{found}]"
 
     def _ex_Call(self, fn: _Fn, e: ir.Call) -> str:  # noqa: N802
+        if e.kind is ir.CallKind.EXTERN_METHOD and e.target.name in ("lookahead", "length"):
+            return self._packet_in(fn, e)
         if e.kind is ir.CallKind.FUNCTION:
             if self._outs(e):
                 raise Unsupported("a function with out/inout parameters inside an expression")

@@ -1,10 +1,11 @@
-"""A loaded native program driven through ctypes: passes, and the Python pipeline's tables,
-registers and counters mirrored into it.
+"""A loaded native program driven through ctypes: its packet passes, with the Python pipeline's
+control-plane state shared or mirrored.
 
-Python stays the owner of control-plane state (`Pipeline.tables`, `.registers`, `.counters`);
-`push()` copies it into the engine (a table that changed since, rebuilt as match rows in the
-Python engine's order),
-`pull()` copies registers and counters back. The untimed driver does both around each packet.
+Registers and counters are shared: the engine allocates their arrays and the pipeline's
+`RegisterArray.values` / `CounterArray.packets` and `.bytes` become those arrays, so every
+reader and writer (STF, P4Runtime, Thrift) sees what the packets did. Tables stay Python's
+(`Pipeline.tables`); `refresh()` copies a table into the engine when its `version` moved,
+as match rows in the Python engine's order.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import ctypes
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.tables import Table, key_matcher, normalised_key
+from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressResult
 from lgkit.sw.exec.native.cgen import Program
 from lgkit.sw.exec.native.layout import Unsupported
 
@@ -23,7 +25,21 @@ if TYPE_CHECKING:
 
 U64 = ctypes.c_uint64
 U64P = ctypes.POINTER(U64)
+PTR, INT, U32, BUF = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_char_p
 NO_ACTION = -1  # an action the program never runs (a table's implicit NoAction default)
+SIGNATURES = {  # name: (argument types, result type)
+    "lg_new": ([], PTR),
+    "lg_slots": ([PTR], PTR),
+    "lg_config": ([PTR, U64, U32], None),
+    "lg_array": ([PTR, INT, INT, U64P, U64P], None),
+    "lg_table": ([PTR, INT, INT, INT, INT, U64P, ctypes.POINTER(ctypes.c_int32), U64P, INT,
+                  U64P], None),
+    "lg_ingress": ([PTR, U32, BUF, U32, U64], ctypes.c_long),
+    "lg_state_save": ([PTR], None),
+    "lg_egress_saved": ([PTR, BUF, BUF, U32] + [U64] * 6 + [BUF], ctypes.c_long),
+    "lg_run": ([PTR, U32, BUF, U32, U64, U64, BUF], ctypes.c_long),
+    "lg_nop": ([PTR, U32, BUF, U32, U64], ctypes.c_long),
+}
 
 
 def _u64s(values: list[int]) -> ctypes.Array:
@@ -31,88 +47,70 @@ def _u64s(values: list[int]) -> ctypes.Array:
 
 
 class NativeEngine:
-    """One pipeline's native program: `ingress(port, data, now)` then `egress(port, now, ...)`
-    of the packet it accepted (one packet in flight)."""
+    """One pipeline's native program: `run` (both passes of a packet, the untimed driver's),
+    `ingress_pass` / `egress_pass` (the Pipeline's pass interface, for a traffic manager)."""
 
     def __init__(self, pl: Pipeline, program: Program, library: Path) -> None:
         self.pl = pl
         self.program = program
+        tables = [(spec, _table_of(pl, spec.name)) for spec in program.tables]
         lib = ctypes.CDLL(str(library))
-        lib.lg_new.restype = ctypes.c_void_p
-        lib.lg_config.argtypes = [ctypes.c_void_p, U64, ctypes.c_uint32]
-        lib.lg_array.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, U64P, U64P]
-        lib.lg_table.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 4 + [
-            U64P, ctypes.POINTER(ctypes.c_int32), U64P, ctypes.c_int, U64P]
-        lib.lg_ingress.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_char_p,
-                                   ctypes.c_uint32, U64]
-        lib.lg_ingress.restype = ctypes.c_long
-        lib.lg_egress.argtypes = [ctypes.c_void_p] + [U64] * 6 + [ctypes.c_char_p]
-        lib.lg_egress.restype = ctypes.c_long
-        lib.lg_run.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_char_p,
-                               ctypes.c_uint32, U64, U64, ctypes.c_char_p]
-        lib.lg_run.restype = ctypes.c_long
+        for name, (args, result) in SIGNATURES.items():
+            getattr(lib, name).argtypes = args
+            getattr(lib, name).restype = result
         self.lib = lib
         self.ctx = ctypes.c_void_p(lib.lg_new())
+        self._tables = tables
         self._keep: dict[str, tuple] = {}  # the arrays the C side points into
-        self._versions: dict[int, int] = {}  # Table.version of each table as last pushed
-        self._arrays = self._bind_arrays()
-        self._data = b""
+        self._versions: dict[int, int] = {}  # Table.version of each table as last copied
+        self._config: tuple[int, int] = (-1, -1)
+        self._share_arrays()
+        nslots = len(program.widths)
+        self._slots = (U64 * (nslots + 3)).from_address(lib.lg_slots(self.ctx))
+        self._state_bytes = (nslots + 3) * 8
+        self._sm = program.sm
         self._out = ctypes.create_string_buffer(2048)
         self._fits = 0  # the longest input `_out` has room for
         self._room(0)
-        self._ingress = lib.lg_ingress
-        self._egress = lib.lg_egress
-        self._run = lib.lg_run
-        for spec in program.tables:
-            self._table_of(spec.name)
-        self.configure()
+        self._run, self._ingress, self._egress = lib.lg_run, lib.lg_ingress, lib.lg_egress_saved
+        self.refresh()
 
-    def configure(self) -> None:
-        """Take the pipeline's drop port and parser bound (set them before the first packet)."""
-        self.lib.lg_config(self.ctx, self.pl.drop_port, self.pl.max_parser_transitions)
-
-    def _table_of(self, name: str) -> Table:
-        table = self.pl.tables.get(name)
-        if table is None:
-            raise Unsupported(f"table {name} (not among the pipeline's tables)")
-        if table.direct_counter or table.direct_meter or table.profile is not None:
-            raise Unsupported(f"table {name} with a direct counter, meter or action profile")
-        return table
-
-    def _bind_arrays(self) -> list[tuple[list[int], ctypes.Array]]:
-        pairs = []
+    def _share_arrays(self) -> None:
+        """The registers' and counters' values become arrays the C code updates (their
+        current values kept)."""
+        found = []
         for spec in self.program.registers:
             reg = self.pl.registers.get(spec.name)
             if reg is None:
                 raise Unsupported(f"register {spec.name} (not among the pipeline's registers)")
-            arr = (U64 * max(1, spec.size))()
-            self.lib.lg_array(self.ctx, 0, spec.index, arr, None)
-            pairs.append((reg.values, arr))
+            found.append((0, spec.index, reg, ("values",)))
         for spec in self.program.counters:
             ctr = self.pl.counters.get(spec.name)
             if ctr is None:
                 raise Unsupported(f"counter {spec.name} (not among the pipeline's counters)")
-            packets, nbytes = (U64 * max(1, spec.size))(), (U64 * max(1, spec.size))()
-            self.lib.lg_array(self.ctx, 1, spec.index, packets, nbytes)
-            pairs += [(ctr.packets, packets), (ctr.bytes, nbytes)]
-        return pairs
+            found.append((1, spec.index, ctr, ("packets", "bytes")))
+        for kind, index, obj, attrs in found:
+            arrays = [(U64 * len(getattr(obj, a)))(*getattr(obj, a)) for a in attrs]
+            for attr, arr in zip(attrs, arrays, strict=True):
+                setattr(obj, attr, arr)
+            self._keep[f"{kind}.{index}"] = tuple(arrays)
+            self.lib.lg_array(self.ctx, kind, index, arrays[0], arrays[-1])
 
-    # ------------------------------------------------------------------ state mirroring
+    # ------------------------------------------------------------------ control-plane state
 
-    def push(self) -> None:
-        """Copy tables, registers and counters from the Python pipeline into the engine."""
-        for spec in self.program.tables:
-            table = self._table_of(spec.name)
-            if self._versions.get(spec.index) != table.version:
+    def refresh(self) -> None:
+        """Copy into the engine what changed in the pipeline: tables (by version), the drop
+        port and the parser bound."""
+        pl = self.pl
+        config = (pl.drop_port, pl.max_parser_transitions)
+        if config != self._config:
+            self.lib.lg_config(self.ctx, *config)
+            self._config = config
+        versions = self._versions
+        for spec, table in self._tables:
+            if versions.get(spec.index) != table.version:
+                versions[spec.index] = table.version
                 self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions, table)
-                self._versions[spec.index] = table.version
-        for values, arr in self._arrays:
-            arr[: len(values)] = values
-
-    def pull(self) -> None:
-        """Copy registers and counters back into the Python pipeline (in place)."""
-        for values, arr in self._arrays:
-            values[:] = arr[: len(values)]
 
     def _push_table(self, index: int, nkeys: int, nparams: int, actions: dict[str, int],
                     table: Table) -> None:
@@ -128,30 +126,16 @@ class NativeEngine:
         for entry in entries:
             for spec, km in zip(table.keys, entry.keys, strict=True):
                 rows.extend(key_matcher(spec, normalised_key(spec, km)) or (0, 0, 0))
-        acts = [self._action_id(actions, e.action) for e in entries]
+        acts = [_action_id(actions, e.action) for e in entries]
         params = [v for e in entries for v in _padded(e.params, nparams)]
         name, dparams = table.default_action
         arrays = (_u64s(rows), (ctypes.c_int32 * max(1, len(acts)))(*acts), _u64s(params),
                   _u64s(_padded(dparams, nparams)))
         self._keep[table.name] = arrays
         self.lib.lg_table(self.ctx, index, len(entries), nkeys, nparams, arrays[0], arrays[1],
-                          arrays[2], self._action_id(actions, name), arrays[3])
-
-    @staticmethod
-    def _action_id(actions: dict[str, int], name: str) -> int:
-        if name in actions:
-            return actions[name]
-        if name == "NoAction":
-            return NO_ACTION
-        raise Unsupported(f"action {name} (not among the table's actions in the program)")
+                          arrays[2], _action_id(actions, name), arrays[3])
 
     # ------------------------------------------------------------------ passes
-
-    def ingress(self, port: int, data: bytes, now: int) -> int:
-        """The egress spec of the packet, or -1 when ingress drops it."""
-        self._data = data  # the engine reads the payload from it in egress
-        self._room(len(data))
-        return self._ingress(self.ctx, port, data, len(data), now)
 
     def run(self, port: int, data: bytes, now_in: int, now_eg: int) -> tuple[int, bytes | None]:
         """Both passes in one call (egress at now_eg, its queue empty): (-1, None) when
@@ -165,6 +149,34 @@ class NativeEngine:
             return r, None
         return r & 0x3FF, ctypes.string_at(out, r >> 10)
 
+    def ingress_pass(self, port: int, data: bytes, now: int) -> IngressResult:
+        """Pipeline.ingress on the native engine: the packet's egress job, or a drop."""
+        self.refresh()
+        spec = self._ingress(self.ctx, port, data, len(data), now)
+        if spec < 0:
+            return IngressResult([], None, 1)
+        self.lib.lg_state_save(self.ctx)
+        slots, sm = self._slots, self._sm
+        state = (ctypes.string_at(slots, self._state_bytes), data)
+        priority = slots[sm["priority"]] if "priority" in sm else 0
+        rid = slots[sm["egress_rid"]] if "egress_rid" in sm else 0
+        plen = slots[len(slots) - 2]
+        return IngressResult([EgressJob(spec, priority, 0, rid, plen, state)], None, 0)
+
+    def egress_pass(self, job: EgressJob, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
+                    enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult:
+        """Pipeline.egress on the native engine (for a job its ingress_pass made)."""
+        state, data = job.state  # type: ignore[misc]
+        n = len(data)
+        if n > self._fits:
+            self._room(n)
+        out = self._out
+        length = self._egress(self.ctx, state, data, n, job.port, now, enq_qdepth, deq_qdepth,
+                              enq_timestamp, deq_timedelta, out)
+        if length < 0:
+            return EgressResult(None, [], None, True)
+        return EgressResult((job.port, ctypes.string_at(out, length)), [], None, False)
+
     def _room(self, length: int) -> None:
         """An output buffer for a packet of `length` bytes and every header emitted."""
         need = length + self.program.max_header_bytes
@@ -172,13 +184,22 @@ class NativeEngine:
             self._out = ctypes.create_string_buffer(need)
         self._fits = len(self._out) - self.program.max_header_bytes
 
-    def egress(self, port: int, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
-               enq_timestamp: int = 0, deq_timedelta: int = 0) -> bytes | None:
-        """The bytes egress transmits on `port`, or None when it drops the packet."""
-        out = self._out
-        n = self._egress(self.ctx, port, now, enq_qdepth, deq_qdepth, enq_timestamp,
-                         deq_timedelta, out)
-        return None if n < 0 else ctypes.string_at(out, n)
+
+def _table_of(pl: Pipeline, name: str) -> Table:
+    table = pl.tables.get(name)
+    if table is None:
+        raise Unsupported(f"table {name} (not among the pipeline's tables)")
+    if table.direct_counter or table.direct_meter or table.profile is not None:
+        raise Unsupported(f"table {name} with a direct counter, meter or action profile")
+    return table
+
+
+def _action_id(actions: dict[str, int], name: str) -> int:
+    if name in actions:
+        return actions[name]
+    if name == "NoAction":
+        return NO_ACTION
+    raise Unsupported(f"action {name} (not among the table's actions in the program)")
 
 
 def _padded(values: list[int], n: int) -> list[int]:

@@ -17,7 +17,7 @@ typedef struct {
 } table_t;
 
 typedef struct ctx {
-    u64 F[NSLOTS];
+    u64 F[NSLOTS + 3];  /* the slots, then pos, plen and count_len when saved (lg_state) */
     const uint8_t *data; uint32_t len, pos;
     uint8_t *out; uint32_t opos;
     u64 plen, count_len, drop_port, range_errors;
@@ -115,6 +115,17 @@ long lg_nop(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
     (void)c; (void)port; (void)data; (void)len; (void)now; return 0;  /* call cost */
 }
 u64 *lg_slots(ctx *c) { return c->F; }
+
+/* The state a packet takes from ingress to egress: the slots and the cursor registers, saved
+   in place (the caller copies F's STATE_BYTES) or restored from a copy. */
+void lg_state_save(ctx *c) {
+    c->F[NSLOTS] = c->pos; c->F[NSLOTS + 1] = c->plen; c->F[NSLOTS + 2] = c->count_len;
+}
+static void state_restore(ctx *c, const uint8_t *state, const uint8_t *data, uint32_t len) {
+    memcpy(c->F, state, sizeof c->F);
+    c->pos = (uint32_t)c->F[NSLOTS]; c->plen = c->F[NSLOTS + 1]; c->count_len = c->F[NSLOTS + 2];
+    c->data = data; c->len = len;
+}
 u64 *lg_errors(ctx *c) { return &c->range_errors; }
 void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit) {
     c->drop_port = drop_port; c->parser_limit = parser_limit;
@@ -166,6 +177,14 @@ long lg_egress(ctx *c, u64 port, u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 en
     uint32_t rest = c->len > start ? c->len - start : 0;
     memcpy(out + hlen, c->data + start, rest);
     return (long)(hlen + rest);
+}
+
+/* The egress pass of a saved packet (lg_state_save after its ingress). */
+long lg_egress_saved(ctx *c, const uint8_t *state, const uint8_t *data, uint32_t len, u64 port,
+                     u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 enq_ts, u64 deq_td,
+                     uint8_t *out) {
+    state_restore(c, state, data, len);
+    return lg_egress(c, port, now, enq_qdepth, deq_qdepth, enq_ts, deq_td, out);
 }
 
 /* Both passes of one packet, as the untimed driver runs them (egress at `now_eg`, its queue

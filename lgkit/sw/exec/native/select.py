@@ -1,9 +1,11 @@
 """Choosing the engine of a pipeline: `--engine native|python`, and the native untimed driver.
 
 `use_engine(pipeline, program, "native")` generates and builds the program's C and makes the
-pipeline's untimed runs (STF, `run_untimed`) go through it; a construct the native engine does
-not cover, or no C compiler, leaves the Python engine in place with one printed line:
-`native: unsupported <what>; using the python engine`.
+pipeline's passes (`ingress`, `egress`: the switch's traffic manager) and untimed runs (STF,
+`run_untimed`) go through it; a construct the native engine does not cover, or no C compiler,
+leaves the Python engine in place with one printed line:
+`native: unsupported <what>; using the python engine`. Resubmitted and recirculated packets
+(`ingress_job`) never come from the native engine: it does not cover what makes them.
 """
 
 from __future__ import annotations
@@ -42,12 +44,13 @@ def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine |
         print(f"native: unsupported {exc.what}; using the python engine", file=sys.stderr)
         return None
     pl.arch = NativeUntimed(pl.arch, native)
+    pl.ingress, pl.egress = native.ingress_pass, native.egress_pass
     return native
 
 
 class NativeUntimed:
     """The pipeline's architecture with its untimed driver on the native engine (everything
-    else is the architecture's own: passes for the switch, P4Info, externs)."""
+    else is the architecture's own)."""
 
     def __init__(self, arch: Architecture, native: NativeEngine) -> None:
         self.inner = arch
@@ -58,14 +61,12 @@ class NativeUntimed:
 
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet through ingress and egress on the native engine, each pass one tick of
-        the pipeline's untimed clock (as the Python driver); state mirrored around it."""
+        the pipeline's untimed clock (as the Python driver)."""
         native = self.native
-        native.configure()
-        native.push()
+        native.refresh()
         clock = pl.untimed_clock
         now_in = clock.tick()
         spec, sent = native.run(port, data, now_in, clock.now_us())
         if spec != -1:  # egress ran: its pass takes a tick too
             clock.tick()
-        native.pull()
         return [] if sent is None else [(spec, sent)]
