@@ -12,8 +12,10 @@ from testpaths import TESTS
 from lgkit.cli import main
 from lgkit.sw.exec.native.build import CACHE_ENV
 from lgkit.sw.exec.native.select import native_engine, use_engine
-from lgkit.sw.exec.pipeline import Exact, Lpm, Pipeline, TableEntry
+from lgkit.sw.exec.pipeline import ENGINE_ENV, Exact, Lpm, Pipeline, TableEntry
 from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.switch.clock import VirtualClock
+from lgkit.sw.switch.switch import Switch
 from lgkit.sw.tools.bench_pipeline import ROUTER_P4, router_packet
 
 HASHING_P4 = ROUTER_P4.replace(
@@ -86,6 +88,44 @@ def test_the_switch_passes_are_the_same_on_both_engines() -> None:
         assert 0 < len(outs[0]) < 8  # some leave, some (10.1.x.x) are dropped
 
 
+class Wire:
+    """A port backend that records what the switch transmits."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send(self, data: bytes) -> None:
+        self.frames.append(data)
+
+
+def test_a_switch_forwards_the_same_on_both_engines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Switch (traffic manager, virtual clock) with LGKIT_ENGINE=native, as
+    `lgkit switch --engine native` runs it, against the Python engine."""
+    compiled = compile_source(ROUTER_P4, "router.p4")
+    rng = random.Random(5)
+    packets = [(rng.randrange(1, 4), router_packet(0x0A000000 | rng.randrange(1 << 17), 64))
+               for _ in range(200)]
+    seen = []
+    for engine in ("python", "native"):
+        monkeypatch.setenv(ENGINE_ENV, engine)
+        pl = Pipeline.load(compiled)
+        assert (pl.ingress.__name__ == "ingress_pass") == (engine == "native")
+        pl.tables["MyIngress.ipv4_lpm"].insert(TableEntry(
+            [Lpm(0x0A000000, 16)], "MyIngress.ipv4_forward", [0x0000000000AA, 2]))
+        clock = VirtualClock()
+        switch = Switch(clock=clock)
+        switch.set_pipeline(pl)
+        wires = {port: Wire() for port in range(1, 4)}
+        for port, wire in wires.items():
+            switch.add_port(port, wire)
+        for port, data in packets:
+            switch.receive(port, data)
+            clock.run_until()
+        seen.append({port: wire.frames for port, wire in wires.items()})
+    assert seen[0] == seen[1]
+    assert 50 < len(seen[0][2]) < 200
+
+
 def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:
     router()
     libraries = sorted(cache.glob("*.so"))
@@ -111,6 +151,7 @@ def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.Captur
 def test_no_c_compiler_falls_back_with_one_line(monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("CC", "/nonexistent/cc")
+    monkeypatch.setenv(ENGINE_ENV, "python")  # so that it is restored after `--engine native`
     stf = TESTS / "stf" / "basic.stf"
     code = main(["stf", str(stf.with_suffix(".p4")), str(stf), "--engine", "native"])
     out = capsys.readouterr()

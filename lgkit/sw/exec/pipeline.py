@@ -2,8 +2,11 @@
 
 Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
 
-- `Pipeline.load(compiled, seed=None, optimise=None)`: code-generates the program once (raises
-  the frontend's P4Error with `unsupported: <what>` for anything the target cannot execute).
+- `Pipeline.load(compiled, seed=None, optimise=None, engine=None)`: code-generates the program
+  once (raises the frontend's P4Error with `unsupported: <what>` for anything the target cannot
+  execute). `engine="native"` (or, when None, LGKIT_ENGINE=native; `--engine native` of
+  `lgkit stf` / `lgkit switch` sets it) runs the passes on the native engine (exec/native/)
+  where it covers the program, else says why in one line and keeps the Python engine.
   `optimise=False` (or, when None, the environment variable LGKIT_NO_OPT set to anything but
   "" or "0"; `--no-opt` of `lgkit stf` / `lgkit switch` sets it) runs the generated code without
   the optimisers (inline -> peephole -> slot-locals), to tell an optimiser bug from others.
@@ -93,6 +96,7 @@ __all__ = [
 UnsupportedError = P4Error  # construct outside the supported subset: "unsupported: <what>"
 
 NO_OPT_ENV = "LGKIT_NO_OPT"
+ENGINE_ENV = "LGKIT_ENGINE"
 DROP_PORT = 511
 MAX_PARSER_TRANSITIONS = 10_000  # per packet; see Pipeline.max_parser_transitions
 MAX_LOOP_ITERATIONS = 100_000  # per pass; see Pipeline.max_loop_iterations
@@ -124,6 +128,12 @@ def turn_optimisers_off() -> None:
     """Every later Pipeline.load of this process (and of its children) runs the generated code
     without the optimisers (`--no-opt`)."""
     os.environ[NO_OPT_ENV] = "1"
+
+
+def select_engine(engine: str) -> None:
+    """Every later Pipeline.load of this process (and of its children) uses this engine
+    ("python" or "native"; `--engine`)."""
+    os.environ[ENGINE_ENV] = engine
 
 
 class Pipeline:
@@ -172,13 +182,18 @@ class Pipeline:
 
     @classmethod
     def load(cls, compiled: Any, seed: int | None = None,
-             optimise: bool | None = None) -> Pipeline:
+             optimise: bool | None = None, engine: str | None = None) -> Pipeline:
         """Build the pipeline of a frontend CompiledProgram (anything with `.ir`); `optimise`
-        None: unless LGKIT_NO_OPT says not to (module docstring)."""
+        None: unless LGKIT_NO_OPT says not to; `engine` None: LGKIT_ENGINE (module docstring)."""
         if optimise is None:
             optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
         arch = architecture_of(compiled.ir)
-        return cls(arch.compile(compiled.ir, optimise), arch, getattr(compiled, "name", ""), seed)
+        pl = cls(arch.compile(compiled.ir, optimise), arch, getattr(compiled, "name", ""), seed)
+        if (engine or os.environ.get(ENGINE_ENV)) == "native":
+            from lgkit.sw.exec.native.select import use_engine
+
+            use_engine(pl, compiled.ir, "native")
+        return pl
 
     def run_untimed(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet and everything it causes, to completion (the architecture's untimed

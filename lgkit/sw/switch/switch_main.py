@@ -11,7 +11,8 @@ import threading
 import time
 from typing import Any
 
-from lgkit.sw.exec.pipeline import turn_optimisers_off
+from lgkit.sw.exec.native.select import ENGINE_HELP, ENGINES
+from lgkit.sw.exec.pipeline import select_engine, turn_optimisers_off
 
 from .collector import Collector
 from .control_service import CommandError, ControlClient, SwitchCommands, control_handler
@@ -93,6 +94,7 @@ def _add_switch_options(parser: argparse.ArgumentParser) -> None:
                         help="write DIR/<iface>_in.pcap and _out.pcap")
     parser.add_argument("--no-opt", action="store_true", default=None,
                         help="run programs without the optimisers (as LGKIT_NO_OPT=1 does)")
+    parser.add_argument("--engine", choices=ENGINES, default=None, help=ENGINE_HELP)
     parser.add_argument("--no-p4", action="store_true", default=None,
                         help="start without a program (push one over P4Runtime)")
     parser.add_argument("--thrift-port", type=int, default=None, metavar="PORT",
@@ -269,6 +271,8 @@ def run_switch(args: argparse.Namespace, defaults: dict[str, Any] | None = None)
     _warn_ignored(args)
     if args.no_opt:
         turn_optimisers_off()  # also for programs pushed over P4Runtime
+    if args.engine:
+        select_engine(args.engine)  # likewise
     try:
         log = _setup_logging(args)
     except OSError as exc:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from lgkit.sw.atomic_file import write_all
-from lgkit.sw.exec.native.select import DEFAULT_ENGINE, ENGINES, use_engine
+from lgkit.sw.exec.native.select import ENGINE_HELP, ENGINES
 from lgkit.sw.exec.passclock import LIMIT_NS, PASS_NS, PassClock
 
 NO_OPT_HELP = ("run the generated code without the optimisers (inline, peephole, slot-locals), "
@@ -47,9 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
              "and every value read")
     stf_cmd.add_argument("--work", help="BMv2: keep its files (JSON, pcaps, log) here")
     stf_cmd.add_argument("--no-opt", action="store_true", help=NO_OPT_HELP)
-    stf_cmd.add_argument("--engine", choices=ENGINES, default=DEFAULT_ENGINE,
-                         help="the built-in target's engine: python (default) or native (C "
-                              "generated per program; falls back to python, saying why)")
+    stf_cmd.add_argument("--engine", choices=ENGINES, default=None, help=ENGINE_HELP)
     add_preprocessor_options(stf_cmd)
     stf_cmd.set_defaults(func=run_stf)
 
@@ -211,11 +209,13 @@ def run_stf(args: argparse.Namespace) -> int:
     info = p4info_or_error(compiled, args.program)
     if info is None:
         return 1
-    from lgkit.sw.exec.pipeline import Pipeline, turn_optimisers_off
+    from lgkit.sw.exec.pipeline import Pipeline, select_engine, turn_optimisers_off
     from lgkit.sw.lang.frontend.diagnostics import P4Error
 
     if args.no_opt:
         turn_optimisers_off()
+    if args.engine:
+        select_engine(args.engine)
     try:
         pipeline = Pipeline.load(compiled)
     except P4Error as exc:
@@ -227,7 +227,6 @@ def run_stf(args: argparse.Namespace) -> int:
     if args.max_loop_iterations is not None:
         pipeline.max_loop_iterations = args.max_loop_iterations
     pipeline.untimed_clock = PassClock(args.pass_ns)
-    use_engine(pipeline, compiled.ir, args.engine)
     if args.target != "builtin":
         from lgkit.sw.tools.bmv2_stf import run_stf_on_bmv2
 

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 ENGINES = ("python", "native")
-DEFAULT_ENGINE = "python"
+ENGINE_HELP = ("the built-in target's engine: python (the default) or native (C generated per "
+               "program; falls back to python, saying why), as LGKIT_ENGINE does")
 
 
 def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
