@@ -98,11 +98,17 @@ class _Gen:
         self.program = program
         self.layout = Layout()
         self.functions: list[str] = []
-        self.actions: dict[int, int] = {}  # id(ActionDecl) -> C id
+        self.actions: dict[int, int] = {}  # id(ActionDecl) -> C id (of the instance generated)
+        self.action_count = 0
         self.action_names: dict[int, str] = {}
+        # id(decl) -> spec, for the control instance being generated; every spec in *_list
         self.tables: dict[int, TableSpec] = {}
         self.registers: dict[int, ArraySpec] = {}
         self.counters: dict[int, ArraySpec] = {}
+        self.table_list: list[TableSpec] = []
+        self.register_list: list[ArraySpec] = []
+        self.counter_list: list[ArraySpec] = []
+        self.controls: dict[int, tuple[int, ir.ControlDecl]] = {}  # id(InstanceDecl) -> C id
         self.roots: dict[str, Node] = {}
         self.env: dict[int, Any] = {}  # id(decl) -> slot, Node, C text or ("table", spec)
         self.temps = 0
@@ -127,9 +133,8 @@ class _Gen:
             bodies[key] = self._block(key, decl)
         if not self.roots["SM"].fields:
             raise Unsupported("standard_metadata")
-        return Program(self._source(bodies), sorted(self.tables.values(), key=lambda t: t.index),
-                       sorted(self.registers.values(), key=lambda r: r.index),
-                       sorted(self.counters.values(), key=lambda r: r.index),
+        return Program(self._source(bodies), self.table_list, self.register_list,
+                       self.counter_list,
                        self.emit_bytes, self.layout.widths,
                        {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)})
 
@@ -177,25 +182,55 @@ class _Gen:
             self._assign(fn, ir.PathExpr(d.loc, d.name), d.init, target=self.env[id(d)])
 
     def _instance(self, d: ir.InstanceDecl, prefix: str) -> None:
+        control = next((c for c in self.program.decls if isinstance(c, ir.ControlDecl)
+                        and c.name == d.type_ref.name and not c.is_type), None)
+        if control is not None:
+            self._control(d, control, qualified(prefix, d) + ".")
+            return
         t = d.type_ref.resolved
         kind = t.name if isinstance(t, ExternT) else d.type_ref.name
         qname = qualified(prefix, d)
         if kind == "register":
             size = _const_int(d.args[0].value)
             width = width_of(t.type_args[0] if t.type_args else None)
-            self.registers[id(d)] = ArraySpec(len(self.registers), qname, size, width)
+            spec = ArraySpec(len(self.register_list), qname, size, width)
+            self.registers[id(d)] = spec
+            self.register_list.append(spec)
         elif kind == "counter":
             size = _const_int(d.args[0].value)
-            self.counters[id(d)] = ArraySpec(len(self.counters), qname, size, 64)
+            spec = ArraySpec(len(self.counter_list), qname, size, 64)
+            self.counters[id(d)] = spec
+            self.counter_list.append(spec)
         else:
             raise Unsupported(f"extern {kind}")
+
+    def _control(self, d: ir.InstanceDecl, decl: ir.ControlDecl, prefix: str) -> None:
+        """A control instance as a C function over slots of its own parameters (copy-in and
+        copy-out at its apply, as for functions); its locals are named under `prefix`."""
+        if d.args or decl.ctor_params or decl.type_params:
+            raise Unsupported(f"control {decl.name} with constructor or type parameters")
+        for p in decl.params:
+            self.env[id(p)] = self.layout.value(p.type_ref.resolved)
+        for local in decl.locals:
+            if isinstance(local, ir.ActionDecl):
+                self.actions.pop(id(local), None)  # this instance's own
+        fn = _Fn()
+        for local in decl.locals:
+            self._local(fn, local, prefix)
+        self._stmt(fn, decl.apply)
+        fn.line("done: ;")
+        index = len(self.controls)
+        self.controls[id(d)] = (index, decl)
+        self.functions.append(f"static void ctl_{index}(ctx *c) {{\n" + "\n".join(fn.lines)
+                              + "\n}")
 
     # ------------------------------------------------------------------ actions and tables
 
     def _action(self, d: ir.ActionDecl, prefix: str) -> int:
         if id(d) in self.actions:
             return self.actions[id(d)]
-        index = len(self.actions)
+        index = self.action_count
+        self.action_count += 1
         self.actions[id(d)] = index
         self.action_names[id(d)] = qualified(prefix, d)
         fn = _Fn("action")
@@ -221,15 +256,17 @@ class _Gen:
             if prop not in ("size",):
                 raise Unsupported(f"table property {prop}")
         actions = {}
+        cases = []
         for ref in d.actions:
-            if ref.args:
-                raise Unsupported("a table action with bound arguments")
             index = self._action_of(ref.decl)
             actions[self.action_names[id(ref.decl)]] = index
+            cases.append(f"        case {index}: {{ {self._bound_call(ref, index)} break; }}\n")
         nparams = max((len([p for p in ref.decl.params if not p.direction])
                        for ref in d.actions), default=0)
-        spec = TableSpec(len(self.tables), qualified(prefix, d), len(d.keys), actions, nparams)
+        spec = TableSpec(len(self.table_list), qualified(prefix, d), len(d.keys), actions,
+                         nparams)
         self.tables[id(d)] = spec
+        self.table_list.append(spec)
         fn = _Fn()
         keys = []
         for k in d.keys:
@@ -238,15 +275,33 @@ class _Gen:
             width_of(k.expr.type)
             keys.append(self._ex(fn, k.expr))
         body = "\n".join(fn.lines)
-        cases = "".join(f"        case {i}: act_{i}(c, p); break;\n" for i in sorted(
-            set(actions.values())))
         self.functions.append(
             f"static int tbl_{spec.index}(ctx *c) {{\n{body}\n"
             f"    u64 key[{max(1, len(keys))}] = {{{', '.join(keys) or '0'}}};\n"
             f"    int hit = 0; int act; const u64 *p;\n"
             f"    lookup(&c->T[{spec.index}], key, {len(keys)}, &act, &p, &hit);\n"
-            f"    switch (act) {{\n{cases}        default: break;\n    }}\n"
+            f"    switch (act) {{\n{''.join(cases)}        default: break;\n    }}\n"
             "    return (act & 0xFFFF) | (hit << 16);\n}")
+
+    def _bound_call(self, ref: ir.ActionRef, index: int) -> str:
+        """A table's call of an action: its directional parameters bound in the actions list
+        (copy-in, copy-out), its data from the entry (`p`)."""
+        fn = _Fn("action")
+        fn.level = 0
+        bound = list(zip([p for p in ref.decl.params if p.direction],
+                         [a.value for a in ref.args], strict=False))
+        for p, arg in bound:
+            place = self.env[id(p)]
+            if p.direction == "out":
+                slots = place.slots() if isinstance(place, Node) else [place]
+                fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
+            else:
+                self._assign(fn, arg, arg, target=place)
+        fn.line(f"act_{index}(c, p);")
+        for p, arg in bound:
+            if p.direction in ("out", "inout") and not isinstance(arg, ir.DontCare):
+                self._store_back(fn, self.env[id(p)], arg)
+        return " ".join(line.strip() for line in fn.lines)
 
     # ------------------------------------------------------------------ parser
 
@@ -490,6 +545,8 @@ class _Gen:
             self._copy_out(fn, call)
             if kind is ir.CallKind.ACTION:
                 fn.line(f"if (c->exited) {fn.leave()}")
+        elif kind is ir.CallKind.BLOCK_APPLY:
+            self._block_apply(fn, call)
         elif kind is ir.CallKind.HEADER_METHOD:
             self._header_method(fn, call)
         elif kind is ir.CallKind.EXTERN_FUNCTION:
@@ -519,20 +576,41 @@ class _Gen:
             return f"act_{self._action_of(decl)}(c, {arr})"
         return f"fn_{self.functions_of[id(decl)]}(c{''.join(', ' + v for v in values)})"
 
-    def _outs(self, call: ir.Call) -> list[tuple[ir.Param, ir.Expr]]:
-        return [(p, a.value) for p, a in zip(call.callee.params, call.args, strict=True)
+    def _block_apply(self, fn: _Fn, call: ir.Call) -> None:
+        found = self.controls.get(id(getattr(call.target.expr, "decl", None)))
+        if found is None:
+            raise Unsupported("apply of a parser or of a block passed as a parameter")
+        index, decl = found
+        for p, a in zip(decl.params, call.args, strict=True):
+            place = self.env[id(p)]
+            if p.direction in ("in", "inout", ""):
+                self._assign(fn, a.value, a.value, target=place)
+            else:
+                slots = place.slots() if isinstance(place, Node) else [place]
+                fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
+        fn.line(f"ctl_{index}(c);")
+        self._copy_out(fn, call, decl.params)
+        fn.line(f"if (c->exited) {fn.leave()}")
+
+    def _outs(self, call: ir.Call, params: list[ir.Param] | None = None
+              ) -> list[tuple[ir.Param, ir.Expr]]:
+        params = call.callee.params if params is None else params
+        return [(p, a.value) for p, a in zip(params, call.args, strict=True)
                 if p.direction in ("out", "inout") and not isinstance(a.value, ir.DontCare)]
 
-    def _copy_out(self, fn: _Fn, call: ir.Call) -> None:
-        for p, arg in self._outs(call):
-            place = self.env[id(p)]
-            if isinstance(place, Node):
-                dst = self._node(arg)
-                pairs = zip(dst.slots(), place.slots(), strict=True)
-                fn.line(" ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
-            else:
-                self._assign(fn, arg, None, value=f"c->F[{place}]" if isinstance(
-                    place, int) else str(place))
+    def _copy_out(self, fn: _Fn, call: ir.Call, params: list[ir.Param] | None = None) -> None:
+        for p, arg in self._outs(call, params):
+            self._store_back(fn, self.env[id(p)], arg)
+
+    def _store_back(self, fn: _Fn, place: Any, arg: ir.Expr) -> None:
+        """Copy-out: an out/inout parameter's slots into the argument."""
+        if isinstance(place, Node):
+            dst = self._node(arg)
+            pairs = zip(dst.slots(), place.slots(), strict=True)
+            fn.line(" ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
+        else:
+            self._assign(fn, arg, None, value=f"c->F[{place}]" if isinstance(
+                place, int) else str(place))
 
     def _function(self, d: ir.FunctionDecl) -> None:
         """A user function as a C function: in-parameters by value, out/inout in slots."""
@@ -829,8 +907,8 @@ class _Gen:
                 raise Unsupported(f"standard_metadata without {name}")
         slots = {name: slot for name, slot in sm.items() if isinstance(slot, int)}
         return runtime_c.program_source(
-            nslots=len(self.layout.widths), ntables=len(self.tables),
-            nregisters=len(self.registers), ncounters=len(self.counters),
+            nslots=len(self.layout.widths), ntables=len(self.table_list),
+            nregisters=len(self.register_list), ncounters=len(self.counter_list),
             functions=self.functions, bodies=bodies, sm=slots, max_header_bytes=self.emit_bytes)
 
 
