@@ -18,6 +18,45 @@ from lgkit.sw.switch.clock import VirtualClock
 from lgkit.sw.switch.switch import Switch
 from lgkit.sw.tools.bench_pipeline import ROUTER_P4, router_packet
 
+REGISTERS_P4 = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> idx; bit<8> val; }
+struct headers { h_t h; }
+struct meta_t { bit<8> got; }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    register<bit<8>>(4) regs;
+    counter(4, CounterType.packets_and_bytes) ctr;
+    apply {
+        regs.read(m.got, (bit<32>)hdr.h.idx);
+        regs.write((bit<32>)hdr.h.idx, hdr.h.val);
+        ctr.count((bit<32>)hdr.h.idx);
+        hdr.h.val = m.got;
+        sm.egress_spec = 2;
+    }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+REGISTERS_STF = """
+register_write I.regs 2 42
+packet 1 0205
+expect 2 022A
+packet 1 0105
+packet 1 0107
+expect 2 0100
+expect 2 0105
+packet 1 0909
+expect 2 0900
+register_read I.regs 1
+counter_read I.ctr 1
+"""
 HASHING_P4 = ROUTER_P4.replace(
     "l2_check.apply();",
     "l2_check.apply(); hash(meta.l2_port, HashAlgorithm.crc16, 9w0, "
@@ -124,6 +163,24 @@ def test_a_switch_forwards_the_same_on_both_engines(monkeypatch: pytest.MonkeyPa
         seen.append({port: wire.frames for port, wire in wires.items()})
     assert seen[0] == seen[1]
     assert 50 < len(seen[0][2]) < 200
+
+
+def test_registers_counters_and_their_errors_are_shared(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Control-plane writes reach the native engine, its updates reach the reads, and an
+    out-of-range access is logged as the Python engine logs it."""
+    monkeypatch.setenv(ENGINE_ENV, "python")  # so that it is restored after `--engine native`
+    program, stf = tmp_path / "regs.p4", tmp_path / "regs.stf"
+    program.write_text(REGISTERS_P4)
+    stf.write_text(REGISTERS_STF)
+    outputs = []
+    for engine in ("python", "native"):
+        assert main(["stf", str(program), str(stf), "-v", "--engine", engine]) == 0
+        outputs.append(capsys.readouterr())
+    assert outputs[0] == outputs[1]
+    assert "I.regs[1] = 7" in outputs[1].out and "I.ctr[1] = 2 packets, 4 bytes" in outputs[1].out
+    assert "error: register I.regs: write index 9 out of range" in outputs[1].out
 
 
 def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:

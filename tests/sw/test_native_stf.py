@@ -49,7 +49,7 @@ def run(stf: Path, compiled: object, stmts: list, engine: str, optimise: bool
     registers = {name: list(r.values) for name, r in pl.registers.items()}
     counters = {name: (list(c.packets), list(c.bytes)) for name, c in pl.counters.items()}
     seen = (result.passed, result.check_failures, sorted(runner.received.items()),
-            result.ignored, registers, counters)
+            result.ignored, registers, counters, pl.logs)
     return native is not None, seen
 
 

@@ -712,18 +712,18 @@ class _Gen:
             if method == "read":
                 fn.line(f"{{ u64 i = {self._ex(fn, args[1])}; if (i < {spec.size}) "
                         f"c->F[{self._slot(args[0])}] = c->R[{spec.index}][i]; "
-                        "else c->range_errors++; }")
+                        f"else range_error(c, {_error_code(0, spec.index)}, i); }}")
             else:
                 fn.line(f"{{ u64 i = {self._ex(fn, args[0])}; if (i < {spec.size}) "
                         f"c->R[{spec.index}][i] = {self._ex(fn, args[1])} & {mask(spec.width)}; "
-                        "else c->range_errors++; }")
+                        f"else range_error(c, {_error_code(1, spec.index)}, i); }}")
         elif kind == "counter" and method == "count":
             spec = self.counters.get(id(getattr(obj, "decl", None)))
             if spec is None:
                 raise Unsupported("a counter passed as a parameter")
             fn.line(f"{{ u64 i = {self._ex(fn, args[0])}; if (i < {spec.size}) "
                     f"{{ c->CP[{spec.index}][i]++; c->CB[{spec.index}][i] += c->count_len; }} "
-                    "else c->range_errors++; }")
+                    f"else range_error(c, {_error_code(2, spec.index)}, i); }}")
         else:
             raise Unsupported(f"extern method {kind}.{method}")
 
@@ -910,6 +910,16 @@ class _Gen:
             nslots=len(self.layout.widths), ntables=len(self.table_list),
             nregisters=len(self.register_list), ncounters=len(self.counter_list),
             functions=self.functions, bodies=bodies, sm=slots, max_header_bytes=self.emit_bytes)
+
+
+RANGE_ERRORS = ("register {name}: read index {index} out of range",
+                "register {name}: write index {index} out of range",
+                "counter {name}: index {index} out of range")  # as the Python engine logs them
+
+
+def _error_code(kind: int, array: int) -> str:
+    """What an out-of-range access records: its kind (RANGE_ERRORS) and array."""
+    return f"{(kind << 32) | array}ULL"
 
 
 def _read(data: str, pos: str, off: int, w: int) -> str:

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.tables import Table, key_matcher, normalised_key
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressResult
-from lgkit.sw.exec.native.cgen import Program
+from lgkit.sw.exec.native.cgen import RANGE_ERRORS, Program
 from lgkit.sw.exec.native.layout import Unsupported
+from lgkit.sw.exec.native.runtime_c import MAX_ERRORS
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -30,6 +31,7 @@ NO_ACTION = -1  # an action the program never runs (a table's implicit NoAction 
 SIGNATURES = {  # name: (argument types, result type)
     "lg_new": ([], PTR),
     "lg_slots": ([PTR], PTR),
+    "lg_errors": ([PTR], PTR),
     "lg_config": ([PTR, U64, U32], None),
     "lg_array": ([PTR, INT, INT, U64P, U64P], None),
     "lg_table": ([PTR, INT, INT, INT, INT, U64P, ctypes.POINTER(ctypes.c_int32), U64P, INT,
@@ -69,6 +71,7 @@ class NativeEngine:
         self._slots = (U64 * (nslots + 3)).from_address(lib.lg_slots(self.ctx))
         self._state_bytes = (nslots + 3) * 8
         self._sm = program.sm
+        self._errors = (U64 * (1 + 2 * MAX_ERRORS)).from_address(lib.lg_errors(self.ctx))
         self._out = ctypes.create_string_buffer(2048)
         self._fits = 0  # the longest input `_out` has room for
         self._room(0)
@@ -145,6 +148,8 @@ class NativeEngine:
             self._room(n)
         out = self._out
         r = self._run(self.ctx, port, data, n, now_in, now_eg, out)
+        if self._errors[0]:
+            self._log_errors()
         if r < 0:
             return r, None
         return r & 0x3FF, ctypes.string_at(out, r >> 10)
@@ -153,6 +158,8 @@ class NativeEngine:
         """Pipeline.ingress on the native engine: the packet's egress job, or a drop."""
         self.refresh()
         spec = self._ingress(self.ctx, port, data, len(data), now)
+        if self._errors[0]:
+            self._log_errors()
         if spec < 0:
             return IngressResult([], None, 1)
         self.lib.lg_state_save(self.ctx)
@@ -173,9 +180,28 @@ class NativeEngine:
         out = self._out
         length = self._egress(self.ctx, state, data, n, job.port, now, enq_qdepth, deq_qdepth,
                               enq_timestamp, deq_timedelta, out)
+        if self._errors[0]:
+            self._log_errors()
         if length < 0:
             return EgressResult(None, [], None, True)
         return EgressResult((job.port, ctypes.string_at(out, length)), [], None, False)
+
+    def _log_errors(self) -> None:
+        """The pass's out-of-range register and counter accesses, logged as the Python engine
+        logs them."""
+        errors, logs = self._errors, self.pl.logs
+        names = [[r.name for r in self.program.registers]] * 2 + [
+            [c.name for c in self.program.counters]]
+        count = errors[0]
+        for i in range(min(count, MAX_ERRORS)):
+            what, index = errors[1 + 2 * i], errors[2 + 2 * i]
+            kind = what >> 32
+            name = names[kind][what & 0xFFFFFFFF]
+            logs.append("error: " + RANGE_ERRORS[kind].format(name=name, index=index))
+        if count > MAX_ERRORS:
+            logs.append(f"error: {count - MAX_ERRORS} more out-of-range register or counter "
+                        "accesses in this pass")
+        errors[0] = 0
 
     def _room(self, length: int) -> None:
         """An output buffer for a packet of `length` bytes and every header emitted."""

@@ -20,7 +20,8 @@ typedef struct ctx {
     u64 F[NSLOTS + 3];  /* the slots, then pos, plen and count_len when saved (lg_state) */
     const uint8_t *data; uint32_t len, pos;
     uint8_t *out; uint32_t opos;
-    u64 plen, count_len, drop_port, range_errors;
+    u64 plen, count_len, drop_port;
+    u64 nerrors, errors[MAX_ERRORS][2];  /* out-of-range accesses: (kind << 32 | array, index) */
     int exited;  /* `exit` ran: the block ends */
     uint32_t parser_limit;
     table_t T[NTABLES];
@@ -41,6 +42,14 @@ static inline void wr(uint8_t *o, uint32_t pos, int w, u64 v) {
     uint32_t first = pos >> 3, skip = pos & 7, nb = (skip + w + 7) >> 3;
     unsigned __int128 acc = (unsigned __int128)v << (nb * 8 - skip - w);
     for (uint32_t i = 0; i < nb; i++) o[first + i] |= (uint8_t)(acc >> (8 * (nb - 1 - i)));
+}
+
+static void range_error(ctx *c, u64 what, u64 index) {
+    if (c->nerrors < MAX_ERRORS) {
+        c->errors[c->nerrors][0] = what;
+        c->errors[c->nerrors][1] = index;
+    }
+    c->nerrors++;
 }
 
 static inline u64 rdb(const uint8_t *d, int n) {  /* n whole bytes, big-endian */
@@ -126,7 +135,7 @@ static void state_restore(ctx *c, const uint8_t *state, const uint8_t *data, uin
     c->pos = (uint32_t)c->F[NSLOTS]; c->plen = c->F[NSLOTS + 1]; c->count_len = c->F[NSLOTS + 2];
     c->data = data; c->len = len;
 }
-u64 *lg_errors(ctx *c) { return &c->range_errors; }
+u64 *lg_errors(ctx *c) { return &c->nerrors; }
 void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit) {
     c->drop_port = drop_port; c->parser_limit = parser_limit;
 }
@@ -198,6 +207,7 @@ long lg_run(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now_in
 }
 """
 
+MAX_ERRORS = 256  # out-of-range accesses one pass records for the log (more are counted)
 OPTIONAL_SM = {"enq_timestamp": ("enq_ts", "0xFFFFFFFFULL"),
                "enq_qdepth": ("enq_qdepth", "0x7FFFFULL"),
                "deq_timedelta": ("deq_td", "0xFFFFFFFFULL"),
@@ -211,7 +221,7 @@ def program_source(nslots: int, ntables: int, nregisters: int, ncounters: int,
     """The whole C file: the fixed parts with the program's sizes, its functions and blocks."""
     defines = [f"#define NSLOTS {max(nslots, 1)}", f"#define NTABLES {max(ntables, 1)}",
                f"#define NREGISTERS {max(nregisters, 1)}", f"#define NCOUNTERS {max(ncounters, 1)}",
-               f"#define MAX_HEADER_BYTES {max_header_bytes}"]
+               f"#define MAX_HEADER_BYTES {max_header_bytes}", f"#define MAX_ERRORS {MAX_ERRORS}"]
     defines += [f"#define SM_{name} {slot}" for name, slot in sorted(sm.items())]
     protos = [f.split("{", 1)[0].rstrip() + ";" for f in functions]
     blocks = [f"static void blk_{key}(ctx *c) {{\n{body}\n}}" for key, body in bodies.items()]
