@@ -375,11 +375,8 @@ class _Gen:
         bits = header_bytes(node) * 8
         fn.line(f"if (end - pos < {bits}) {{ err = {self._error_code('PacketTooShort')}; "
                 "goto fail; }")
-        off = 0
-        for name, ft in node.type.fields:
-            w = width_of(ft)
-            fn.line(f"c->F[{node.fields[name]}] = {_read('c->data', 'pos', off, w)};")
-            off += w
+        for slot, off, w in node.header_fields():
+            fn.line(f"c->F[{slot}] = {_read('c->data', 'pos', off, w)};")
         fn.line(f"c->F[{node.valid}] = 1; pos += {bits};")
 
     def _packet_in(self, fn: _Fn, call: ir.Call) -> str:
@@ -407,11 +404,8 @@ class _Gen:
         bits = header_bytes(node) * 8
         self.emit_bytes += bits // 8
         fn.line(f"if (c->F[{node.valid}]) {{")
-        off = 0
-        for name, ft in node.type.fields:
-            w = width_of(ft)
-            fn.line(f"    {_write('c->out', 'c->opos', off, w, f'c->F[{node.fields[name]}]')};")
-            off += w
+        for slot, off, w in node.header_fields():
+            fn.line(f"    {_write('c->out', 'c->opos', off, w, f'c->F[{slot}]')};")
         fn.line(f"    c->opos += {bits};")
         fn.line("}")
 

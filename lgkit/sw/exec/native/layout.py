@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lgkit.sw.exec.interp.layout import scalar_width
 from lgkit.sw.lang.types import BitsT, BoolT, EnumT, P4Type, StructLikeT
 
 
@@ -21,15 +22,12 @@ MAX_WIDTH = 64
 def width_of(t: P4Type | None) -> int:
     """Bits of a scalar type the engine holds in one uint64 (Unsupported otherwise); an
     int<W> is held as its W-bit pattern (see is_signed)."""
-    if isinstance(t, BitsT):
-        if t.width > MAX_WIDTH:
-            raise Unsupported(f"bit<{t.width}> wider than {MAX_WIDTH} bits")
-        return t.width
-    if isinstance(t, BoolT):
-        return 1
-    if isinstance(t, EnumT):
-        return t.underlying.width if t.underlying is not None else 32
-    raise Unsupported(f"values of type {type(t).__name__ if t is not None else 'unknown'}")
+    if not isinstance(t, BitsT | BoolT | EnumT):
+        raise Unsupported(f"values of type {type(t).__name__ if t is not None else 'unknown'}")
+    width = scalar_width(t)
+    if width > MAX_WIDTH:
+        raise Unsupported(f"bit<{width}> wider than {MAX_WIDTH} bits")
+    return width
 
 
 def is_signed(t: P4Type | None) -> bool:
@@ -50,6 +48,15 @@ class Node:
     type: StructLikeT
     valid: int | None
     fields: dict[str, int | Node] = field(default_factory=dict)
+
+    def header_fields(self) -> list[tuple[int, int, int]]:
+        """A header's fields as (slot, bit offset, width), in wire order."""
+        out, off = [], 0
+        for name, ft in self.type.fields:
+            w = width_of(ft)
+            out.append((self.fields[name], off, w))  # type: ignore[arg-type]
+            off += w
+        return out
 
     def slots(self) -> list[int]:
         """Every slot of the value, the valid bit first (for copies)."""
