@@ -57,6 +57,47 @@ expect 2 0900
 register_read I.regs 1
 counter_read I.ctr 1
 """
+STACKS_P4 = """#include <core.p4>
+#include <v1model.p4>
+header tag_t { bit<7> v; bit<1> bos; }
+header eth_t { bit<8> kind; }
+struct headers { eth_t eth; tag_t[3] tags; }
+struct meta_t { bit<32> last; }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.eth); transition tags; }
+    state tags { pk.extract(hdr.tags.next);
+                 transition select(pk.lookahead<bit<8>>()[0:0]) { 1: accept; default: more; } }
+    state more { transition select(hdr.tags[0].bos) { 1: accept; default: tags; } }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        m.last = hdr.tags.lastIndex;
+        if (hdr.eth.kind == 1) {
+            hdr.tags.push_front(1); hdr.tags[0].setValid(); hdr.tags[0].v = 99;
+        }
+        else if (hdr.eth.kind == 2) { hdr.tags.pop_front(2); }
+        hdr.eth.kind = (bit<8>)m.last;
+        sm.egress_spec = 2;
+    }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+STACKS_STF = """
+packet 1 01 02 04 06 07 AA
+expect 2 02C6020407AA
+packet 1 02 02 04 06 07 AA
+expect 2 020607AA
+packet 1 03 03 AA
+expect 2 0003AA
+packet 1 01 02 04 06 08 0A 0C
+expect 2 02C60204080A0C
+packet 1 02 02
+expect 2 00
+"""
 HASHING_P4 = ROUTER_P4.replace(
     "l2_check.apply();",
     "l2_check.apply(); hash(meta.l2_port, HashAlgorithm.crc16, 9w0, "
@@ -165,22 +206,37 @@ def test_a_switch_forwards_the_same_on_both_engines(monkeypatch: pytest.MonkeyPa
     assert 50 < len(seen[0][2]) < 200
 
 
+def stf_on_both(tmp_path: Path, capsys: pytest.CaptureFixture[str], p4: str, stf: str
+                ) -> str:
+    """`lgkit stf -v` of a program on both engines: what it printed, the same on both."""
+    program, test = tmp_path / "t.p4", tmp_path / "t.stf"
+    program.write_text(p4)
+    test.write_text(stf)
+    outputs = []
+    for engine in ("python", "native"):
+        assert main(["stf", str(program), str(test), "-v", "--engine", engine]) == 0
+        outputs.append(capsys.readouterr())
+    assert outputs[0] == outputs[1]  # the native run printed no fallback line either
+    return outputs[1].out
+
+
 def test_registers_counters_and_their_errors_are_shared(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Control-plane writes reach the native engine, its updates reach the reads, and an
     out-of-range access is logged as the Python engine logs it."""
     monkeypatch.setenv(ENGINE_ENV, "python")  # so that it is restored after `--engine native`
-    program, stf = tmp_path / "regs.p4", tmp_path / "regs.stf"
-    program.write_text(REGISTERS_P4)
-    stf.write_text(REGISTERS_STF)
-    outputs = []
-    for engine in ("python", "native"):
-        assert main(["stf", str(program), str(stf), "-v", "--engine", engine]) == 0
-        outputs.append(capsys.readouterr())
-    assert outputs[0] == outputs[1]
-    assert "I.regs[1] = 7" in outputs[1].out and "I.ctr[1] = 2 packets, 4 bytes" in outputs[1].out
-    assert "error: register I.regs: write index 9 out of range" in outputs[1].out
+    out = stf_on_both(tmp_path, capsys, REGISTERS_P4, REGISTERS_STF)
+    assert "I.regs[1] = 7" in out and "I.ctr[1] = 2 packets, 4 bytes" in out
+    assert "error: register I.regs: write index 9 out of range" in out
+
+
+def test_header_stacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                       capsys: pytest.CaptureFixture[str]) -> None:
+    """extract(next) up to StackOutOfBounds, lookahead up to PacketTooShort, push_front,
+    pop_front, lastIndex, emit of a stack, on both engines."""
+    monkeypatch.setenv(ENGINE_ENV, "python")
+    assert "PASS" in stf_on_both(tmp_path, capsys, STACKS_P4, STACKS_STF)
 
 
 def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:

@@ -16,6 +16,7 @@ from lgkit.sw.exec.native import runtime_c
 from lgkit.sw.exec.native.layout import (
     Layout,
     Node,
+    Stack,
     Unsupported,
     header_bytes,
     is_signed,
@@ -23,7 +24,7 @@ from lgkit.sw.exec.native.layout import (
     width_of,
 )
 from lgkit.sw.lang import ir
-from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StructLikeT, VoidT
+from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StackT, StructLikeT, VoidT
 
 # v1model's blocks and what each parameter is: pkt, H(eaders), M(eta), SM (standard metadata)
 BLOCK_PARAMS = {"p": ("pkt", "H", "M", "SM"), "vr": ("H", "M"), "ig": ("H", "M", "SM"),
@@ -293,7 +294,7 @@ class _Gen:
         for p, arg in bound:
             place = self.env[id(p)]
             if p.direction == "out":
-                slots = place.slots() if isinstance(place, Node) else [place]
+                slots = [place] if isinstance(place, int) else place.slots()
                 fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
             else:
                 self._assign(fn, arg, arg, target=place)
@@ -369,7 +370,11 @@ class _Gen:
     def _extract(self, fn: _Fn, call: ir.Call) -> None:
         if len(call.args) != 1:
             raise Unsupported("extract with a length (varbit)")
-        node = self._node(call.args[0].value)
+        target = call.args[0].value
+        if isinstance(target, ir.Member) and isinstance(target.expr.type, StackT):
+            self._extract_next(fn, target)
+            return
+        node = self._node(target)
         if node.valid is None:
             raise Unsupported("extract into a non-header")
         bits = header_bytes(node) * 8
@@ -378,6 +383,25 @@ class _Gen:
         for slot, off, w in node.header_fields():
             fn.line(f"c->F[{slot}] = {_read('c->data', 'pos', off, w)};")
         fn.line(f"c->F[{node.valid}] = 1; pos += {bits};")
+
+    def _extract_next(self, fn: _Fn, target: ir.Member) -> None:
+        """extract(stack.next): StackOutOfBounds when full, else into element nextIndex."""
+        stack = self._agg(target.expr)
+        if target.name != "next" or not isinstance(stack, Stack):
+            raise Unsupported(f"extract into stack member .{target.name}")
+        first, stride, nxt = stack.elems[0], stack.stride, stack.next_index
+        if stack.elems[-1].slots()[0] != first.slots()[0] + stride * (len(stack.elems) - 1):
+            raise Unsupported("a header stack whose elements are not evenly laid out")
+        bits = header_bytes(first) * 8
+        fn.line(f"if (c->F[{nxt}] >= {len(stack.elems)}) {{ err = "
+                f"{self._error_code('StackOutOfBounds')}; goto fail; }}")
+        fn.line(f"if (end - pos < {bits}) {{ err = {self._error_code('PacketTooShort')}; "
+                "goto fail; }")
+        base = self._temp()
+        fn.line(f"u64 {base} = {stride} * c->F[{nxt}];")
+        for slot, off, w in first.header_fields():
+            fn.line(f"c->F[{base} + {slot}] = {_read('c->data', 'pos', off, w)};")
+        fn.line(f"c->F[{base} + {first.valid}] = 1; pos += {bits}; c->F[{nxt}] += 1;")
 
     def _packet_in(self, fn: _Fn, call: ir.Call) -> str:
         """packet.lookahead<bit<W> or bool>() (PacketTooShort past the end), packet.length()."""
@@ -394,10 +418,14 @@ class _Gen:
         value = f"rd(c->data, pos, {w})"
         return f"({value} != 0)" if isinstance(call.type, BoolT) else value
 
-    def _emit(self, fn: _Fn, node: Node) -> None:
+    def _emit(self, fn: _Fn, node: Node | Stack) -> None:
+        if isinstance(node, Stack):
+            for elem in node.elems:
+                self._emit(fn, elem)
+            return
         if node.valid is None:
             for sub in node.fields.values():
-                if not isinstance(sub, Node):
+                if isinstance(sub, int):
                     raise Unsupported("emit of a struct with a non-header field")
                 self._emit(fn, sub)
             return
@@ -488,11 +516,11 @@ class _Gen:
                     f"(({value or self._ex(fn, rhs)} & 0x{m:X}ULL) << {lhs.lo});")
             return
         dst = target if target is not None else self._place(lhs)
-        if isinstance(dst, Node):
-            if isinstance(rhs, ir.ListExpr | ir.StructExpr):
+        if isinstance(dst, Node | Stack):
+            if isinstance(rhs, ir.ListExpr | ir.StructExpr) and isinstance(dst, Node):
                 self._initialise(fn, dst, rhs)
                 return
-            src = self._node(rhs)
+            src = self._agg(rhs)
             pairs = zip(dst.slots(), src.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{s}];" for d, s in pairs) or ";")
             return
@@ -543,6 +571,8 @@ class _Gen:
             self._block_apply(fn, call)
         elif kind is ir.CallKind.HEADER_METHOD:
             self._header_method(fn, call)
+        elif kind is ir.CallKind.STACK_METHOD:
+            self._stack_method(fn, call)
         elif kind is ir.CallKind.EXTERN_FUNCTION:
             self._extern_function(fn, call)
         elif kind is ir.CallKind.EXTERN_METHOD:
@@ -558,10 +588,10 @@ class _Gen:
         values = []
         for p, a in zip(decl.params, call.args, strict=True):
             place = self.env.get(id(p))
-            if isinstance(place, int | Node) and p.direction in ("in", "inout"):
+            if isinstance(place, int | Node | Stack) and p.direction in ("in", "inout"):
                 self._assign(fn, a.value, a.value, target=place)
-            elif isinstance(place, int | Node) and p.direction == "out":
-                slots = place.slots() if isinstance(place, Node) else [place]
+            elif isinstance(place, int | Node | Stack) and p.direction == "out":
+                slots = [place] if isinstance(place, int) else place.slots()
                 fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
             else:
                 values.append(self._ex(fn, a.value))
@@ -580,7 +610,7 @@ class _Gen:
             if p.direction in ("in", "inout", ""):
                 self._assign(fn, a.value, a.value, target=place)
             else:
-                slots = place.slots() if isinstance(place, Node) else [place]
+                slots = [place] if isinstance(place, int) else place.slots()
                 fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
         fn.line(f"ctl_{index}(c);")
         self._copy_out(fn, call, decl.params)
@@ -598,8 +628,8 @@ class _Gen:
 
     def _store_back(self, fn: _Fn, place: Any, arg: ir.Expr) -> None:
         """Copy-out: an out/inout parameter's slots into the argument."""
-        if isinstance(place, Node):
-            dst = self._node(arg)
+        if isinstance(place, Node | Stack):
+            dst = self._agg(arg)
             pairs = zip(dst.slots(), place.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
         else:
@@ -628,6 +658,29 @@ class _Gen:
         self._stmt(fn, d.body)
         self.functions.append(f"static u64 fn_{index}(ctx *c{''.join(', ' + p for p in params)})"
                               " {\n    (void)c;\n" + "\n".join(fn.lines) + "\n    return 0;\n}")
+
+    def _stack_method(self, fn: _Fn, call: ir.Call) -> None:
+        """push_front(n) / pop_front(n): elements move up / down, the freed ones zero
+        (invalid), nextIndex grows / shrinks within the size."""
+        stack = self._agg(call.target.expr)
+        if not isinstance(stack, Stack):
+            raise Unsupported("a stack method on a non-stack")
+        count = min(_const_int(call.args[0].value), len(stack.elems))
+        size, nxt = len(stack.elems), stack.next_index
+        if count <= 0:
+            return
+        if call.callee == "push_front":
+            order = [(i, i - count) for i in range(size - 1, -1, -1)]
+            fn.line(f"c->F[{nxt}] = c->F[{nxt}] + {count} > {size} ? {size} : "
+                    f"c->F[{nxt}] + {count};")
+        else:
+            order = [(i, i + count) for i in range(size)]
+            fn.line(f"c->F[{nxt}] = c->F[{nxt}] > {count} ? c->F[{nxt}] - {count} : 0;")
+        for dst, src in order:
+            pairs = zip(stack.elems[dst].slots(), stack.elems[src].slots(), strict=True) \
+                if 0 <= src < size else ((k, None) for k in stack.elems[dst].slots())
+            fn.line(" ".join(f"c->F[{d}] = {'0' if k is None else f'c->F[{k}]'};"
+                             for d, k in pairs))
 
     def _header_method(self, fn: _Fn, call: ir.Call) -> None:
         name = call.callee
@@ -698,7 +751,7 @@ class _Gen:
                     "goto fail; }")
             fn.line(f"pos += {amount};")
         elif kind == "packet_out" and method == "emit":
-            self._emit(fn, self._node(args[0]))
+            self._emit(fn, self._agg(args[0]))
         elif kind == "register" and method in ("read", "write"):
             spec = self.registers.get(id(getattr(obj, "decl", None)))
             if spec is None:
@@ -735,7 +788,22 @@ class _Gen:
             if isinstance(inner, Node) and e.name in inner.fields:
                 return inner.fields[e.name]
             raise Unsupported(f"member .{e.name}")
+        if isinstance(e, ir.Index):
+            stack = self._place(e.expr)
+            try:
+                index = _const_int(e.index)
+            except Unsupported:
+                raise Unsupported("a header stack index that is not a constant") from None
+            if not isinstance(stack, Stack) or not 0 <= index < len(stack.elems):
+                raise Unsupported("an index outside its header stack")
+            return stack.elems[index]
         raise Unsupported(f"l-value {type(e).__name__}")
+
+    def _agg(self, e: ir.Expr) -> Node | Stack:
+        found = self._place(e)
+        if isinstance(found, int | str):
+            raise Unsupported("a scalar where a struct, header or stack was expected")
+        return found
 
     def _node(self, e: ir.Expr) -> Node:
         found = self._place(e)
@@ -806,11 +874,18 @@ class _Gen:
         found = self._place(e)
         if isinstance(found, str):
             return found
-        if isinstance(found, Node):
+        if isinstance(found, Node | Stack):
             raise Unsupported("a struct or header as a value")
         return f"c->F[{found}]"
 
     def _ex_Member(self, fn: _Fn, e: ir.Member) -> str:  # noqa: N802
+        if isinstance(e.expr.type, StackT):
+            stack = self._agg(e.expr)
+            if not isinstance(stack, Stack) or e.name not in ("size", "lastIndex"):
+                raise Unsupported(f"stack member .{e.name} as a value")
+            if e.name == "size":
+                return f"{len(stack.elems)}ULL"
+            return f"((c->F[{stack.next_index}] - 1) & 0xFFFFFFFFULL)"
         if e.name in ("hit", "miss") and isinstance(e.expr, ir.Call):
             hit = f"((({self._apply(e.expr)}) >> 16) & 1)"
             return hit if e.name == "hit" else f"(!{hit})"

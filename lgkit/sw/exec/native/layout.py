@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lgkit.sw.exec.interp.layout import scalar_width
-from lgkit.sw.lang.types import BitsT, BoolT, EnumT, P4Type, StructLikeT
+from lgkit.sw.lang.types import BitsT, BoolT, EnumT, P4Type, StackT, StructLikeT
 
 
 class Unsupported(Exception):
@@ -47,7 +47,7 @@ class Node:
 
     type: StructLikeT
     valid: int | None
-    fields: dict[str, int | Node] = field(default_factory=dict)
+    fields: dict[str, int | Node | Stack] = field(default_factory=dict)
 
     def header_fields(self) -> list[tuple[int, int, int]]:
         """A header's fields as (slot, bit offset, width), in wire order."""
@@ -62,8 +62,25 @@ class Node:
         """Every slot of the value, the valid bit first (for copies)."""
         out = [] if self.valid is None else [self.valid]
         for f in self.fields.values():
-            out.extend(f.slots() if isinstance(f, Node) else [f])
+            out.extend([f] if isinstance(f, int) else f.slots())
         return out
+
+
+@dataclass
+class Stack:
+    """A header stack's slots: nextIndex, then its elements one after another (element i's
+    slot k is element 0's plus i * stride)."""
+
+    type: StackT
+    next_index: int
+    elems: list[Node]
+
+    @property
+    def stride(self) -> int:
+        return len(self.elems[0].slots())
+
+    def slots(self) -> list[int]:
+        return [self.next_index] + [k for e in self.elems for k in e.slots()]
 
 
 class Layout:
@@ -76,8 +93,15 @@ class Layout:
         self.widths.append(width_of(t))
         return len(self.widths) - 1
 
-    def value(self, t: P4Type | None) -> int | Node:
-        """Slots for a value of type t: a slot for a scalar, a Node for a struct or header."""
+    def value(self, t: P4Type | None) -> int | Node | Stack:
+        """Slots for a value of type t: a slot for a scalar, a Node for a struct or header, a
+        Stack for a header stack."""
+        if isinstance(t, StackT):
+            if not (isinstance(t.elem, StructLikeT) and t.elem.kind == "header"):
+                raise Unsupported("a stack of header unions")
+            next_index = self.scalar(BitsT(32))
+            elems = [self.value(t.elem) for _ in range(t.size)]
+            return Stack(t, next_index, elems)  # type: ignore[arg-type]
         if not isinstance(t, StructLikeT):
             return self.scalar(t)
         if t.kind not in ("struct", "header"):
@@ -87,7 +111,7 @@ class Layout:
             raise Unsupported(f"header {t.name} that is not whole bytes")
         node = Node(t, valid)
         for name, ft in t.fields:
-            if t.kind == "header" and isinstance(ft, StructLikeT):
+            if t.kind == "header" and isinstance(ft, StructLikeT | StackT):
                 raise Unsupported(f"header {t.name} with a struct field")
             node.fields[name] = self.value(ft)
         return node
