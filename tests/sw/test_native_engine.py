@@ -261,15 +261,20 @@ def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.Captur
     assert pl.run_untimed(1, router_packet(0x0A000107)) == []  # python runs it (no entries)
 
 
-def test_no_c_compiler_falls_back_with_one_line(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("CC", "/nonexistent/cc")
+@pytest.mark.parametrize(("variable", "value", "what"), [
+    ("CC", "/nonexistent/cc", "no C compiler (cc)"),
+    (CACHE_ENV, "/proc/lgkit-no-cache", "build cache /proc/lgkit-no-cache (No such file or "
+                                        "directory)")])
+def test_no_c_compiler_or_cache_falls_back_with_one_line(
+        variable: str, value: str, what: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(variable, value)
     monkeypatch.setenv(ENGINE_ENV, "python")  # so that it is restored after `--engine native`
     stf = TESTS / "stf" / "basic.stf"
     code = main(["stf", str(stf.with_suffix(".p4")), str(stf), "--engine", "native"])
     out = capsys.readouterr()
     assert code == 0
-    assert out.err == "native: unsupported no C compiler (cc); using the python engine\n"
+    assert out.err == f"native: unsupported {what}; using the python engine\n"
     assert f"PASS {stf}" in out.out
 
 

@@ -43,6 +43,17 @@ def shared_library(source: str, optimise: bool) -> Path:
     lib = folder / f"{digest}.so"
     if lib.is_file():
         return lib
+    try:
+        _build(cc, flags, source, folder, digest)
+    except OSError as exc:
+        raise Unsupported(f"build cache {folder} ({exc.strerror or exc})") from None
+    except subprocess.TimeoutExpired:
+        raise Unsupported(f"C compiler taking more than {TIMEOUT_S} s") from None
+    return lib
+
+
+def _build(cc: str, flags: list[str], source: str, folder: Path, digest: str) -> None:
+    """Compile into a temporary name in the cache, then rename it into place."""
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / f"{digest}.c"
     write_atomic(src, source)
@@ -53,8 +64,7 @@ def shared_library(source: str, optimise: bool) -> Path:
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["?"])[0]
             raise Unsupported(f"C compiler failure ({first})")
-        tmp.replace(lib)
+        tmp.replace(folder / f"{digest}.so")
     finally:
         with suppress(OSError):
             tmp.unlink(missing_ok=True)
-    return lib
