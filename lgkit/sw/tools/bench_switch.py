@@ -242,17 +242,17 @@ def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str],
 class BuiltinUnderTest:
     """`lgkit switch` on the pair's ports, routes set with `lgkit switch-cli`."""
 
-    name = "built-in"
-
-    def __init__(self, program: str) -> None:
+    def __init__(self, program: str, engine: str = "python") -> None:
         self.program = program
+        self.engine = engine
+        self.name = "built-in" if engine == "python" else f"built-in ({engine})"
         self.addr = ""
 
     def start(self, pair: HostPair) -> subprocess.Popen[str]:
         self.addr = f"127.0.0.1:{free_tcp_port()}"
         switch = start_switch([sys.executable, "-m", "lgkit.cli", "switch", "-i",
                                f"1@{pair.sw1}", "-i", f"2@{pair.sw2}", "--grpc-server-addr",
-                               self.addr, self.program])
+                               self.addr, "--engine", self.engine, self.program])
         try:
             self.cli(pair.entries())
         except BaseException:
@@ -441,7 +441,9 @@ def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def run_benchmark(program: str, seconds: float, repeat: int = 1) -> int:
+def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "python") -> int:
+    """The built-in switch on `engine` beside BMv2 (when installed), or with engine "both" on
+    the python engine beside the native one."""
     if os.geteuid() != 0:
         print("lgkit bench-switch: needs root (network namespaces)", file=sys.stderr)
         return 1
@@ -451,9 +453,13 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1) -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # clean up on SIGTERM as on Ctrl-C
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            switches: list[BuiltinUnderTest | Bmv2UnderTest] = [BuiltinUnderTest(program)]
+            switches: list[BuiltinUnderTest | Bmv2UnderTest] = [
+                BuiltinUnderTest(program, e) for e in
+                (("python", "native") if engine == "both" else (engine,))]
             bmv2 = Bmv2UnderTest(program, tmp)
-            if bmv2.missing():
+            if engine == "both":
+                pass  # the two engines side by side, with their ratio
+            elif bmv2.missing():
                 print(f"BMv2: not installed ({', '.join(bmv2.missing())} missing): "
                       "the built-in switch alone")
             else:
@@ -491,6 +497,9 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--repeat", type=int, default=3,
                        help="rounds: each switch is measured N times, alternating (3)")
     bench.add_argument("--quick", action="store_true", help="1 s runs, for a smoke test")
+    bench.add_argument("--engine", choices=["python", "native", "both"], default="python",
+                       help="the built-in switch's engine (beside BMv2), or both engines side "
+                            "by side")
     bench.set_defaults(func=_run_bench)
 
 
@@ -504,7 +513,7 @@ def _run_bench(args: argparse.Namespace) -> int:
     program = program_or_error(args.program)
     if program is None:
         return 1
-    return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat)
+    return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat, args.engine)
 
 
 def program_or_error(program: str | None) -> str | None:
