@@ -11,6 +11,7 @@ as match rows in the Python engine's order.
 from __future__ import annotations
 
 import ctypes
+import weakref
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.tables import Table, key_matcher, normalised_key
@@ -30,6 +31,7 @@ PTR, INT, U32, BUF = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_ch
 NO_ACTION = -1  # an action the program never runs (a table's implicit NoAction default)
 SIGNATURES = {  # name: (argument types, result type)
     "lg_new": ([], PTR),
+    "lg_free": ([PTR], None),
     "lg_slots": ([PTR], PTR),
     "lg_errors": ([PTR], PTR),
     "lg_config": ([PTR, U64, U32], None),
@@ -62,6 +64,7 @@ class NativeEngine:
             getattr(lib, name).restype = result
         self.lib = lib
         self.ctx = ctypes.c_void_p(lib.lg_new())
+        weakref.finalize(self, lib.lg_free, self.ctx)
         self._tables = tables
         self._keep: dict[str, tuple] = {}  # the arrays the C side points into
         self._versions: dict[int, int] = {}  # Table.version of each table as last copied

@@ -120,6 +120,7 @@ static inline void lookup(const table_t *t, const u64 *key, int nkeys, int *act,
 
 API = r"""
 ctx *lg_new(void) { return calloc(1, sizeof(ctx)); }
+void lg_free(ctx *c) { free(c); }
 long lg_nop(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
     (void)c; (void)port; (void)data; (void)len; (void)now; return 0;  /* call cost */
 }
