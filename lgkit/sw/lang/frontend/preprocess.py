@@ -20,6 +20,9 @@ MAX_INCLUDE_DEPTH = 64
 # would ask for 2^40. Reaching the bound costs about 2 s.
 MAX_EXPANSION_WORK = 250_000
 P4INCLUDE_DIR = str(Path(__file__).resolve().parent.parent / "p4include")
+# bf-p4c --target tofino defines __TARGET_TOFINO__ as 1; the tna.p4 we ship (as bf-p4c ships it)
+# asks for it, so inside that file an undefined __TARGET_TOFINO__ is 1 (Tofino 1)
+TNA_P4 = os.path.join(P4INCLUDE_DIR, "tna.p4")
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?!line\b)[A-Za-z]", re.MULTILINE)
 _LINE_MARKER = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
@@ -57,6 +60,10 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
 
     def on_error(self, file: str, line: int, msg: str) -> None:
         self._report(file, line, msg)
+
+    def on_unknown_macro_in_expr(self, ident: str) -> int:
+        """0 as in C, but __TARGET_TOFINO__ in our tna.p4 is 1 (see TNA_P4)."""
+        return 1 if ident == "__TARGET_TOFINO__" and self.source == TNA_P4 else 0
 
     def include(self, tokens: list[Any], original_line: list[Any]) -> Iterator[object]:
         """#include, refusing loops (nesting deeper than MAX_INCLUDE_DEPTH)."""
