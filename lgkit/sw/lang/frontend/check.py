@@ -251,8 +251,8 @@ class Checker(TableChecker):
         """An extern instance implements each abstract method of its type, with the method's
         signature (trailing @optional parameters may be left out), and nothing else."""
         wanted = {m.name: m for m in extern.methods if m.abstract}
-        given = {f.name: f for f in decl.methods}
-        for name, method in wanted.items():
+        given = {f.name for f in decl.methods}
+        for name in wanted:
             if name not in given:
                 raise self.fail(decl.loc, f"{decl.name} must implement the abstract method "
                                 f"'{name}' of {extern.name}")
