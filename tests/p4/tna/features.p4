@@ -72,11 +72,15 @@ control Ig(inout ig_headers_t hdr, inout ig_md_t md,
     }
     action multicast(MulticastGroupId_t group) { ig_tm_md.mcast_grp_a = group; }
     action drop() { ig_dprsr_md.drop_ctl = 1; }
+    action drop_fwd(PortId_t port) {
+        ig_tm_md.ucast_egress_port = port;
+        ig_dprsr_md.drop_ctl = 1;
+    }
 
     table t {
         key = { ig_intr_md.ingress_port : exact; }
         actions = { fwd; fwd_bypass; count_fwd; mirror_fwd; emirror_fwd; resubmit_fwd;
-                    recirc_fwd; learn_fwd; multicast; drop; }
+                    recirc_fwd; learn_fwd; multicast; drop; drop_fwd; }
         default_action = drop();
     }
 

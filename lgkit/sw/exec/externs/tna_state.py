@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.externs.base import ExternType
 from lgkit.sw.exec.externs.counter import Counter, CounterArray
-from lgkit.sw.exec.externs.register import RegisterArray, Register
+from lgkit.sw.exec.externs.register import Register, RegisterArray
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.layout import is_scalar, size_of
 from lgkit.sw.lang import ir
@@ -48,7 +48,10 @@ class TnaRegister(Register):
         elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
         if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
                 isinstance(ft, BitsT) for _, ft in elem.fields):
-            return StructRegister(qname, int(args[0]), len(elem.fields))
+            reg = StructRegister(qname, int(args[0]), len(elem.fields))
+            if len(args) > 1 and isinstance(args[1], list):
+                reg.values = [list(args[1]) for _ in range(reg.size)]
+            return reg
         array = super().make(gen, decl, qname, args[:1])
         if len(args) > 1 and isinstance(args[1], int):
             array.values[:] = [args[1] & ((1 << array.width) - 1)] * array.size

@@ -24,6 +24,8 @@ def const_arg(gen: CodeGen, e: ir.Expr, scope: Scope | None = None) -> Any:
     extern instance, e.g. the Register of a TNA RegisterAction)."""
     if isinstance(e, ir.TypeMember):
         return e.member
+    if isinstance(e, ir.ListExpr):  # a struct's initial value, e.g. of a TNA Register
+        return [const_arg(gen, item, scope) for item in e.items]
     if isinstance(e, ir.PathExpr) and isinstance(e.decl, ir.InstanceDecl):
         found = (scope or gen.global_scope).get(e.decl)
         if isinstance(found, ExternB):
