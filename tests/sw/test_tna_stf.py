@@ -17,6 +17,8 @@ from lgkit.sw.exec.interp.tables import Exact, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
+from lgkit.sw.switch.clock import VirtualClock
+from lgkit.sw.switch.switch import Switch
 
 FOLDER = TESTS / "p4" / "tna"
 PROGRAM = FOLDER / "features.p4"
@@ -122,3 +124,27 @@ def test_bf_p4c_compiles_the_same_program(tmp_path: Path) -> None:
                            "-o", str(tmp_path / "out"), str(PROGRAM)],
                           capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+class Wire:
+    """A port backend that records what the switch transmits."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def send(self, data: bytes) -> None:
+        self.frames.append(data)
+
+
+def test_the_switch_runs_a_tna_program_through_its_traffic_manager() -> None:
+    pl = load_with(1, "Ig.recirc_fwd", [2])
+    pl.tables["Ig.t"].insert(TableEntry([Exact(68)], "Ig.recirc_fwd", [2]))
+    clock = VirtualClock()
+    switch = Switch(clock=clock)
+    switch.set_pipeline(pl)
+    wire = Wire()
+    switch.add_port(2, wire)
+    switch.receive(1, PACKET)
+    clock.run_until()
+    assert wire.frames == [bytes.fromhex("000000000202 00000000CDCC".replace(" ", ""))
+                           + PACKET[12:]]
