@@ -17,7 +17,7 @@ ingress on that port; any other port transmits it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from lgkit.sw.exec.arch.tna.program import NO_PORT
 from lgkit.sw.exec.arch.v1model.passes import _run
@@ -102,7 +102,7 @@ def _ingress_end(pl: Pipeline, x: Slots, port: int, data: bytes, out: bytes, S: 
     drop_ctl = x.get(S, IG_DPRSR + "drop_ctl")
     mirrors: list[EgressJob] = []
     if P.clone is not None and x.get(S, IG_DPRSR + "mirror_type") and not drop_ctl & 4:
-        session, hdr = P.clone
+        session, hdr = _mirror_request(P)
         mirrors = _mirrors(pl, session, hdr + data)
     if P.digest is not None and x.get(S, IG_DPRSR + "digest_type"):
         pl.digests.append(P.digest)
@@ -125,6 +125,12 @@ def _ingress_end(pl: Pipeline, x: Slots, port: int, data: bytes, out: bytes, S: 
     return result
 
 
+def _mirror_request(P: Ctx) -> tuple[int, bytes]:
+    """Mirror.emit's request: the session and the mirror header's bytes (externs/tna_paths.py
+    keeps them where v1model's clone keeps its session and field list)."""
+    return cast("tuple[int, bytes]", P.clone)
+
+
 def _mirrors(pl: Pipeline, session: int, copy: bytes) -> list[EgressJob]:
     return [EgressJob(port, 0, MIRROR, rid, len(copy), (copy, False))
             for port, rid in pl.clone_sessions.get(session, ())]
@@ -140,7 +146,7 @@ def ingress_job(pl: Pipeline, job: IngressJob, now_us: int) -> IngressResult:
 def egress(pl: Pipeline, job: EgressJob, now_us: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
            enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult:
     x: Slots = pl.slots
-    data, bypass = job.state  # type: ignore[misc]
+    data, bypass = cast("tuple[bytes, bool]", job.state)  # made by _ingress_end
     result = EgressResult(None, [], None, False)
     if bypass:
         return _transmit(job.port, data, result)
@@ -155,7 +161,7 @@ def egress(pl: Pipeline, job: EgressJob, now_us: int, enq_qdepth: int = 0, deq_q
     out = _blocks(pl, x, "eg", S, P)
     drop_ctl = x.get(S, EG_DPRSR + "drop_ctl")
     if P.clone is not None and x.get(S, EG_DPRSR + "mirror_type") and not drop_ctl & 4:
-        session, hdr = P.clone
+        session, hdr = _mirror_request(P)
         result.clones = _mirrors(pl, session, hdr + out)
     if drop_ctl & 1:
         result.dropped = True
