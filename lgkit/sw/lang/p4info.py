@@ -831,10 +831,12 @@ class P4InfoBuilder:
         return self.info
 
     def add_pkg_info(self) -> None:
-        """pkg_info: arch v1model, @pkginfo(key="value", ...) and other annotations of main."""
+        """pkg_info: arch v1model (tna for TNA's Switch, as bf-p4c names it), @pkginfo(key="value",
+        ...) and other annotations of main."""
         pkg = self.info.pkg_info
-        pkg.arch = "v1model"
         main = self.program.main or self.top.get("main")
+        tna = isinstance(main, ir.InstanceDecl) and main.type_ref.name == "Switch"
+        pkg.arch = "tna" if tna else "v1model"
         anns = main.annotations if isinstance(main, ir.Decl) else {}
         text = " ".join(anns.get("pkginfo", []))
         for key, value in PKGINFO_PAIR.findall(text):
