@@ -4,6 +4,7 @@ with the same frames and expectations as the v1model program's STF tests (tests/
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,19 @@ def test_the_sender_assigns_consecutive_sequence_numbers(compiled: object) -> No
                           "13881770001e000000000007" + "00" * 26)
     out = pl.run_untimed(1, frame)
     assert [(port, data[12:17].hex()) for port, data in out] == [(2, "abcd020001")]
+
+
+AUTHORS_ENV = "LGKIT_AUTHORS_TOFINO"  # as `lgkit tofino resources --authors` reads it
+AUTHORS_PROGRAMS = ("switch_impl/system_impl/sender/sender.p4",
+                    "switch_impl/system_impl/receiver/receiver.p4")
+
+
+@pytest.mark.parametrize("program", AUTHORS_PROGRAMS, ids=["sender", "receiver"])
+def test_the_authors_programs_load_on_the_model(program: str) -> None:
+    tree = os.environ.get(AUTHORS_ENV)
+    if not tree or not (Path(tree) / program).is_file():
+        pytest.skip(f"the authors' linkguardian-tofino tree is not given (${AUTHORS_ENV})")
+    # their build gives TIMEOUT_VAL_100NS (the receiver's timeout for 100G links)
+    pl = Pipeline.load(compile_file(str(Path(tree) / program),
+                                    defines={"TIMEOUT_VAL_100NS": "70"}))
+    assert pl.tables and pl.registers

@@ -155,3 +155,60 @@ def test_p4info_names_the_tna_architecture_and_the_pipeline_tables() -> None:
     info = build_p4info(compile_file(str(PROGRAM)).ir)
     assert info.pkg_info.arch == "tna"
     assert [t.preamble.name for t in info.tables] == ["Ig.t"]
+
+
+EXTRAS = """#include <tna.p4>
+header eth_h { bit<48> dst; bit<48> src; bit<16> etype; }
+struct h_t { eth_h eth; }
+struct port_md_t { bit<16> tag; }
+struct m_t { port_md_t port_md; }
+parser IP(packet_in p, out h_t h, out m_t m, out ingress_intrinsic_metadata_t i) {
+    state start {
+        p.extract(i);
+        m.port_md = port_metadata_unpack<port_md_t>(p);
+        p.extract(h.eth);
+        transition accept;
+    }
+}
+control I(inout h_t h, inout m_t m, in ingress_intrinsic_metadata_t i,
+          in ingress_intrinsic_metadata_from_parser_t pr,
+          inout ingress_intrinsic_metadata_for_deparser_t d,
+          inout ingress_intrinsic_metadata_for_tm_t tm) {
+    DirectCounter<bit<32>>(CounterType_t.PACKETS) hits;
+    action to(PortId_t port) { tm.ucast_egress_port = port; tm.bypass_egress = 1; hits.count(); }
+    table t { key = { i.ingress_port : exact; } actions = { to; } counters = hits; size = 4; }
+    apply {
+        t.apply();
+        h.eth.src[7:0] = max(h.eth.src[7:0], 8w0x40);
+        h.eth.src[15:8] = min(h.eth.src[15:8], 8w0x40);
+        h.eth.src[31:16] = m.port_md.tag;
+        d.mirror_type = 1;
+    }
+}
+control ID(packet_out p, inout h_t h, in m_t m, in ingress_intrinsic_metadata_for_deparser_t d) {
+    Mirror() mirror;
+    apply {
+        mirror.emit<eth_h>(3, {h.eth.src, h.eth.dst, 0x0102});
+        p.emit(h);
+    }
+}
+parser EP(packet_in p, out h_t h, out m_t m, out egress_intrinsic_metadata_t e) {
+    state start { p.extract(e); transition accept; } }
+control E(inout h_t h, inout m_t m) { apply { } }
+control ED(packet_out p, inout h_t h, in m_t m) { apply { p.emit(h); } }
+Pipeline(IP(), I(), ID(), EP(), E(), ED()) pipe;
+Switch(pipe) main;
+"""
+
+
+def test_min_max_port_metadata_direct_counter_and_a_mirror_header_of_fields() -> None:
+    pl = Pipeline.load(compile_source(EXTRAS))
+    pl.tables["I.t"].insert(TableEntry([Exact(1)], "I.to", [2]))
+    pl.clone_sessions[3] = [(5, 0)]
+    frame = bytes.fromhex("000000000002" "00000000ff11" "0800") + b"payload"
+    out = dict(pl.run_untimed(1, frame))
+    # port metadata is zero on the model: tag 0; max(0x11, 0x40), min(0xff, 0x40)
+    assert out[2] == bytes.fromhex("000000000002" "000000004040" "0800") + b"payload"
+    # the mirror header (src, dst, 0x0102) before the original packet, through egress on port 5
+    assert out[5] == bytes.fromhex("000000004040" "000000000002" "0102") + frame
+    assert pl.tables["I.t"].entries()[0].counter == (1, len(frame))

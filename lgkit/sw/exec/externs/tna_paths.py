@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.externs.base import ExternType
 from lgkit.sw.exec.externs.reports import Digest as V1Digest
+from lgkit.sw.exec.interp.bitdata import BitData
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.packetgen import _emit
 from lgkit.sw.exec.interp.runtime import deparse
@@ -20,9 +21,12 @@ if TYPE_CHECKING:
 
 
 def header_bytes(calls: Calls, fx: FnCtx, e: ir.Expr | None) -> str:
-    """Code for the bytes a deparser would emit for `e` (b"" for none)."""
+    """Code for the bytes a deparser would emit for `e` (b"" for none; a list of fields
+    their bits in order)."""
     if e is None or isinstance(e, ir.DontCare):
         return 'b""'
+    if isinstance(e, ir.ListExpr | ir.StructExpr):  # `emit<H>(session, {f, g, ...})`
+        return BitData(calls, fx).bytes_of(e)
     saved, out = fx.temp(), fx.temp()
     fx.line(f"{saved} = P.out")
     fx.line("P.out = []")

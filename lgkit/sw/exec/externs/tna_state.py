@@ -1,12 +1,12 @@
 """TNA's stateful externs: Register<T, I>, RegisterAction<T, I, U> (its `apply` the instance's
-own implementation, run by `execute`) and Counter<W, I>."""
+own implementation, run by `execute`), Counter<W, I> and DirectCounter<W>."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.externs.base import ExternType
-from lgkit.sw.exec.externs.counter import Counter, CounterArray
+from lgkit.sw.exec.externs.counter import Counter, CounterArray, DirectCounter
 from lgkit.sw.exec.externs.register import Register, RegisterArray
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.layout import is_scalar, size_of
@@ -135,4 +135,13 @@ class TnaCounter(Counter):
         return super().method(calls, fx, call, b, name, args[:1])
 
 
-STATE = (TnaRegister(), RegisterAction(), TnaCounter())
+class TnaDirectCounter(DirectCounter):
+    """DirectCounter<W>(CounterType_t): counted by its table on a hit, as v1model's."""
+
+    name = "DirectCounter"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        return str(args[0]).lower()
+
+
+STATE = (TnaRegister(), RegisterAction(), TnaCounter(), TnaDirectCounter())

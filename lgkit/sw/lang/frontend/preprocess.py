@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import re
@@ -99,6 +100,14 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
     def on_comment(self, tok: object) -> bool:
         return True
 
+    def define(self, tokens: Any) -> None:
+        """#define, a comment in the body one space (C removes comments before it expands
+        macros: `#define N 8 // bits` is 8)."""
+        if not isinstance(tokens, str):
+            tokens = [_space(t) if t.type in ("CPP_COMMENT1", "CPP_COMMENT2") else t
+                      for t in tokens]
+        super().define(tokens)
+
     def on_directive_unknown(
         self, directive: object, toks: list[Any], ifpassthru: bool, precedingtoks: list[Any]
     ) -> bool | None:
@@ -112,6 +121,12 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
         elif name != "warning":
             self._report(source, line, f"unknown preprocessor directive #{name}")
         return True
+
+
+def _space(tok: Any) -> Any:
+    space = copy.copy(tok)
+    space.type, space.value = "CPP_WS", " "
+    return space
 
 
 def needs_preprocessing(text: str) -> bool:

@@ -12,6 +12,7 @@ from lgkit.sw.exec.arch.tna import passes
 from lgkit.sw.exec.arch.tna.program import compile_tna
 from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.externs.base import Registry
+from lgkit.sw.exec.externs.tna_functions import FUNCTIONS
 from lgkit.sw.exec.externs.tna_hash import HASHES
 from lgkit.sw.exec.externs.tna_paths import PATHS
 from lgkit.sw.exec.externs.tna_state import STATE
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 class Tna(Architecture):
     name = "tna"
     package = "Switch"
-    externs = Registry.of(Verify(), *STATE, *HASHES, *PATHS)
+    externs = Registry.of(Verify(), *STATE, *HASHES, *PATHS, *FUNCTIONS)
 
     def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
         return compile_tna(program, self.externs, optimise)

@@ -129,13 +129,13 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
             blocks[role] = gen.compile_control(decl, scope, decl.name + ".")
     ns = gen.build(list(blocks.values()), optimise)
     ns["_tna_types"] = {name: slot.type for name, slot in intrinsic.items()}
-    tables = {}
+    tables, direct_counters = {}, {}
     for plan in gen.tables:
-        if plan.direct_counter or plan.direct_meter:
-            raise unsupported(program, f"direct counters or meters (table {plan.qname})")
         table = build_table(plan, ns)
         ns[plan.var] = table
         tables[plan.qname] = table
+        if plan.direct_counter:
+            direct_counters[plan.direct_counter] = plan.qname
     ig_hdr, ig_md = sides["ig"]
     return CompiledV1(
         ns=ns, blocks={role: ns[fn] for role, fn in blocks.items()},
@@ -144,6 +144,7 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
         tables=tables, externs=gen.externs, value_sets=gen.value_sets, logs=gen.logs,
         source=gen.source, outside=gen.boundary, optimised=optimise,
         hdr_range=(ig_hdr.base, ig_hdr.base + size_of(ig_hdr.type)),
+        direct_counters=direct_counters,
     )
 
 
