@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lgkit.sw.exec.arch.v1model.program import CompiledV1
+from lgkit.sw.exec.arch.v1model.program import CompiledV1, load_tables
 from lgkit.sw.exec.interp.codegen import CodeGen
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.instances import make_extern
@@ -14,7 +14,6 @@ from lgkit.sw.exec.interp.layout import LayoutError, field_offset, size_of
 from lgkit.sw.exec.interp.packetgen import compile_parser
 from lgkit.sw.exec.interp.plans import qualified
 from lgkit.sw.exec.interp.scope import PacketB, Scope, Slot
-from lgkit.sw.exec.interp.tablegen import build_table
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import error_at
 from lgkit.sw.lang.frontend.limits import deep_recursion
@@ -129,13 +128,7 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
             blocks[role] = gen.compile_control(decl, scope, decl.name + ".")
     ns = gen.build(list(blocks.values()), optimise)
     ns["_tna_types"] = {name: slot.type for name, slot in intrinsic.items()}
-    tables, direct_counters = {}, {}
-    for plan in gen.tables:
-        table = build_table(plan, ns)
-        ns[plan.var] = table
-        tables[plan.qname] = table
-        if plan.direct_counter:
-            direct_counters[plan.direct_counter] = plan.qname
+    tables, direct_counters, _ = load_tables(gen, ns)  # direct meters: no DirectMeter extern
     ig_hdr, ig_md = sides["ig"]
     return CompiledV1(
         ns=ns, blocks={role: ns[fn] for role, fn in blocks.items()},
