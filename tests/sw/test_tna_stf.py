@@ -97,6 +97,7 @@ parser EP(packet_in p, out h_t h, out m_t m, out egress_intrinsic_metadata_t e) 
     state start { p.extract(e); transition accept; } }
 control E(inout h_t h, inout m_t m) { apply { } }
 control ED(packet_out p, inout h_t h, in m_t m) { apply { } }
+parser ED_P(packet_in p, out h_t h, out m_t m) { state start { transition accept; } }
 Pipeline(IP(), I(), ID(), EP(), E(), ED()) pipe;
 %s
 """
@@ -106,6 +107,8 @@ Pipeline(IP(), I(), ID(), EP(), E(), ED()) pipe;
     ("Hash<bit<16>>(HashAlgorithm_t.CRC64) hs;", "tm.qid = (QueueId_t)hs.get({i.ingress_port});",
      "Switch(pipe) main;", "unsupported: Hash algorithm CRC64"),
     ("", "", "Switch(pipe, pipe) main;", "unsupported: a Switch of more than one Pipeline"),
+    ("", "", "Pipeline(IP(), I(), ID(), ED_P(), E(), ED()) pipe2; Switch(pipe2) main;",
+     "unsupported: a TNA parser without its egress_intrinsic_metadata_t parameter"),
     ("Register<bit<8>, bit<1>>(2) r; RegisterAction<bit<8>, bit<1>, bit<8>>(r) a = "
      "{ void apply(inout bit<8> v) { v = 1; } };", "a.execute_log();", "Switch(pipe) main;",
      "unsupported: RegisterAction.execute_log"),

@@ -90,6 +90,9 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
             binding = make_extern(gen, d, qualified("", d))
             gen.global_scope.bind(d, binding)
             gen.externs.append(binding)
+    for parser, wanted in ((decls[0], INTRINSICS[0]), (decls[3], INTRINSICS[4])):
+        if wanted not in _intrinsic_types([parser]):  # what comes before the packet
+            raise unsupported(parser, f"a TNA parser without its {wanted} parameter")
     intrinsic = {name: gen.alloc(t, program) for name, t in _intrinsic_types(decls).items()}
     tm = intrinsic.get("ingress_intrinsic_metadata_for_tm_t")
     if tm is not None:
