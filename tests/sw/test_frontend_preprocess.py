@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from lgkit.sw.lang.frontend import P4Error, compile_file
+from lgkit.sw.lang.frontend.compiler import compile_source
 from lgkit.sw.lang.frontend.preprocess import needs_preprocessing, preprocess, split_line_markers
 
 MAIN_TAIL = """
@@ -104,3 +105,11 @@ def test_unknown_directive_is_an_error() -> None:
     with pytest.raises(P4Error) as info:
         preprocess("const bit<8> X = 1;\n#frobnicate\n", "u.p4")
     assert str(info.value) == "u.p4:2:1: error: unknown preprocessor directive #frobnicate"
+
+
+def test_a_comment_in_a_macro_body_is_not_part_of_its_expansion() -> None:
+    program = compile_source("#define N 8 // bits\n#define M (N /* twice */ * 2)\n"
+                             "const bit<8> A = N;\nconst bit<8> B = M;\n"
+                             "control C() { apply { } }\npackage P(C c);\nP(C()) main;\n")
+    values = {d.name: d.value for d in program.ir.decls if d.name in ("A", "B")}
+    assert values == {"A": 8, "B": 16}

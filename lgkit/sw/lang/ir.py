@@ -486,6 +486,9 @@ class InstanceDecl(Decl, Stmt):
 
     type_ref: TypeRef
     args: list[Argument]
+    # `= { ... }`: the implementations of the extern's abstract methods (e.g. TNA's
+    # RegisterAction.apply), in source order; empty for other instances
+    methods: list[FunctionDecl] = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -405,10 +405,20 @@ def main_blocks(program: ir.Program, top: dict[str, ir.Decl]) -> list[ir.Decl]:
     blocks = []
     for name in names:
         if name in by_param:
-            decl = block_of(by_param[name], top)
-            if decl is not None:
-                blocks.append(decl)
+            blocks.extend(_blocks_of(by_param[name], top))
     return blocks
+
+
+def _blocks_of(expr: ir.Expr, top: dict[str, ir.Decl]) -> list[ir.Decl]:
+    """The blocks a package argument instantiates: one, or a package instance's (TNA's
+    `Switch(pipe)`, `pipe` a Pipeline of six blocks)."""
+    decl = block_of(expr, top)
+    if not isinstance(decl, ir.PackageDecl):
+        return [decl] if decl is not None else []
+    inst = top.get(expr.name) if isinstance(expr, ir.PathExpr) else None
+    if not isinstance(inst, ir.InstanceDecl):
+        return []
+    return [b for arg in inst.args for b in _blocks_of(arg.value, top)]
 
 
 def extern_type_name(decl: ir.InstanceDecl, top: dict[str, ir.Decl]) -> str | None:
@@ -821,10 +831,12 @@ class P4InfoBuilder:
         return self.info
 
     def add_pkg_info(self) -> None:
-        """pkg_info: arch v1model, @pkginfo(key="value", ...) and other annotations of main."""
+        """pkg_info: arch v1model (tna for TNA's Switch, as bf-p4c names it), @pkginfo(key="value",
+        ...) and other annotations of main."""
         pkg = self.info.pkg_info
-        pkg.arch = "v1model"
         main = self.program.main or self.top.get("main")
+        tna = isinstance(main, ir.InstanceDecl) and main.type_ref.name == "Switch"
+        pkg.arch = "tna" if tna else "v1model"
         anns = main.annotations if isinstance(main, ir.Decl) else {}
         text = " ".join(anns.get("pkginfo", []))
         for key, value in PKGINFO_PAIR.findall(text):

@@ -385,7 +385,8 @@ def by_name_or_suffix(names: list[str], wanted: str, what: str) -> str:
 
 
 def key_field_name(fields: list[str], wanted: str) -> str:
-    """An STF key name (BMv2 JSON style: 'ipv4.dst', 'h$0.f', 'h.valid') as a P4Info field name."""
+    """An STF key name (BMv2 JSON style: 'ipv4.dst', 'h$0.f', 'h.valid'; a sliced key by its
+    field's name) as a P4Info field name."""
     candidates = [wanted, re.sub(r"\$(\d+)", r"[\1]", wanted)]
     if wanted.endswith(".valid"):
         candidates.append(wanted[: -len("valid")] + "$valid$")
@@ -397,6 +398,9 @@ def key_field_name(fields: list[str], wanted: str) -> str:
         found = [f for f in fields if f.endswith("." + candidate)]
         if len(found) == 1:
             return found[0]
+    sliced = [f for f in fields if re.sub(r"\[\d+:\d+\]$", "", f) == wanted]  # `a.b[8:0]` as a.b
+    if len(sliced) == 1:
+        return sliced[0]
     raise ValueError(f"unknown key field '{wanted}' (fields: {', '.join(fields)})")
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from lgkit.sw.exec.arch.base import Architecture
+from lgkit.sw.exec.arch.tna import TNA
 from lgkit.sw.exec.arch.v1model import V1MODEL
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import P4Error, error_at
 
-ARCHITECTURES: tuple[Architecture, ...] = (V1MODEL,)
+ARCHITECTURES: tuple[Architecture, ...] = (V1MODEL, TNA)
 
 
 def architecture_of(program: ir.Program) -> Architecture:

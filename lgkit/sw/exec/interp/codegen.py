@@ -93,6 +93,7 @@ class CodeGen:
         self.sm: Slot | None = None
         self.meta: Slot | None = None
         self.hdr: Slot | None = None
+        self.kept_regions: list[Slot] = []  # more regions code outside the module uses
         self.logs: list[str] = []
         self.anon_field_lists: dict[int, list[int]] = {}
         self.source = ""  # the module's text before inlining, once built
@@ -244,7 +245,7 @@ class CodeGen:
         if d.type_ref.name == "value_set":
             self.compile_value_set(d, scope, qualified(prefix, d))
             return
-        binding = make_extern(self, d, qualified(prefix, d))
+        binding = make_extern(self, d, qualified(prefix, d), scope)
         scope.bind(d, binding)
         self.externs.append(binding)
 
@@ -368,7 +369,7 @@ class CodeGen:
         (headers, metadata, standard_metadata) and of the field lists; the blocks and the
         tables' actions (called by reference)."""
         kept: set[int] = set()
-        for region in (self.hdr, self.meta, self.sm):
+        for region in (self.hdr, self.meta, self.sm, *self.kept_regions):
             if region is not None:
                 kept.update(range(region.base, region.base + size_of(region.type)))
         for slots in self.anon_field_lists.values():

@@ -47,6 +47,7 @@ class ExternB:
     qname: str
     obj: Any
     type: Any = None  # its ExternType (exec/externs/base.py); None: a value set
+    impls: dict[str, Any] = field(default_factory=dict)  # abstract method -> its FuncB
 
 
 @dataclass

@@ -13,7 +13,7 @@ from lgkit.sw.lang.frontend.check_tables import TableChecker
 from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.frontend.diagnostics import MAX_ERRORS, Diagnostic, P4Error
 from lgkit.sw.lang.frontend.scope import CheckError, Context, Scope, Silent, typevar_scope
-from lgkit.sw.lang.frontend.typeops import substitute, type_str, unify
+from lgkit.sw.lang.frontend.typeops import same_type, substitute, type_str, unify
 
 
 class Checker(TableChecker):
@@ -92,8 +92,6 @@ class Checker(TableChecker):
             return
         scope = typevar_scope(self.top, decl.type_params)
         for method in decl.methods:
-            if method.abstract:
-                raise self.fail(method.loc, "unsupported: abstract methods")
             if method.ret is None and method.name != decl.name:
                 raise self.fail(method.loc, f"constructor name '{method.name}' differs from "
                                 f"extern '{decl.name}'")
@@ -232,7 +230,9 @@ class Checker(TableChecker):
             ctors = [m for m in target.methods if m.ret is None]
             method = self.pick_overload(ctors, decl.args, decl.loc, f"constructor of {itype.name}")
             bindings = dict(zip(target.type_params, itype.type_args, strict=False))
-            decl.args = self.bind_args(decl.args, method.params, bindings, decl.loc, itype.name)
+            decl.args = self.bind_args(decl.args, method.params, bindings, decl.loc, itype.name,
+                                       scope)
+            self.check_implementations(decl, target, bindings, scope)
         elif isinstance(itype, t.BlockT) and isinstance(target, (ir.ParserDecl, ir.ControlDecl)):
             if target.is_type:
                 raise self.fail(decl.loc, f"cannot instantiate {itype.kind} type {itype.name}")
@@ -241,7 +241,50 @@ class Checker(TableChecker):
             decl.args = self.package_args(decl, target, scope)
         else:
             raise self.fail(decl.loc, f"cannot instantiate {type_str(itype)}")
+        if decl.methods and not isinstance(itype, t.ExternT):
+            raise self.fail(decl.methods[0].loc, f"{decl.name}: only extern instances "
+                            "implement abstract methods")
         scope.declare(decl.name, decl, decl.loc)
+
+    def check_implementations(self, decl: ir.InstanceDecl, extern: ir.ExternDecl,
+                              bindings: dict[str, t.P4Type], scope: Scope) -> None:
+        """An extern instance implements each abstract method of its type, with the method's
+        signature (trailing @optional parameters may be left out), and nothing else."""
+        wanted = {m.name: m for m in extern.methods if m.abstract}
+        given = {f.name for f in decl.methods}
+        for name in wanted:
+            if name not in given:
+                raise self.fail(decl.loc, f"{decl.name} must implement the abstract method "
+                                f"'{name}' of {extern.name}")
+        for fn in decl.methods:
+            method = wanted.pop(fn.name, None)
+            if method is None:
+                raise self.fail(fn.loc, f"'{fn.name}' is not an abstract method of {extern.name}")
+            self.check_implementation(fn, method, bindings, scope)
+
+    def check_implementation(self, fn: ir.FunctionDecl, method: ir.ExternMethod,
+                             bindings: dict[str, t.P4Type], scope: Scope) -> None:
+        if fn.type_params:
+            raise self.fail(fn.loc, "unsupported: generic abstract method implementations")
+        ret = self.resolve_type(fn.ret, scope)
+        assert method.ret is not None
+        want_ret = substitute(self.resolve_type(method.ret, scope), bindings)
+        if not same_type(ret, want_ret):
+            raise self.fail(fn.loc, f"'{fn.name}' must return {type_str(want_ret)}")
+        required = sum(1 for p in method.params if "optional" not in p.annotations)
+        if not required <= len(fn.params) <= len(method.params):
+            raise self.fail(fn.loc, f"'{fn.name}' takes {required} to {len(method.params)} "
+                            f"parameters, not {len(fn.params)}")
+        inner = Scope(scope)
+        self.check_params(fn.params, inner, declare_in=inner)
+        for mine, theirs in zip(fn.params, method.params, strict=False):
+            assert theirs.type_ref.resolved is not None
+            want = substitute(theirs.type_ref.resolved, bindings)
+            if mine.direction != theirs.direction or not same_type(mine.type_ref.resolved, want):
+                raise self.fail(mine.loc, f"parameter '{mine.name}' of '{fn.name}' must be "
+                                f"{theirs.direction} {type_str(want)}")
+        with self.context(Context("function", ret)):
+            self.block(fn.body, inner)
 
     def check_value_set(self, decl: ir.InstanceDecl, scope: Scope) -> None:
         """`value_set<T>(size) name;` in a parser: T is bit<W>, int<W>, a serializable enum or
@@ -278,12 +321,19 @@ class Checker(TableChecker):
     ) -> ir.Expr:
         """A package argument: a block whose parameters match the block type the package wants."""
         checked = self.expr(arg, scope, None)
-        block = self.block_of(checked)
         expected = self.lookup(self.top, param.type_ref.name, param.loc)
+        if isinstance(expected, ir.PackageDecl):  # a package of packages (TNA's Switch)
+            inst = checked.decl if isinstance(checked, ir.PathExpr) else None
+            if not isinstance(inst, ir.InstanceDecl) or inst.type_ref.name != expected.name:
+                raise self.fail(arg.loc, f"argument '{param.name}' must be a {expected.name} "
+                                "instance")
+            return checked
+        block = self.block_of(checked)
         if block is None or not isinstance(block, type(expected)):
             kind = "parser" if isinstance(expected, ir.ParserDecl) else "control"
             raise self.fail(arg.loc, f"argument '{param.name}' must be a {kind}")
-        if len(block.params) != len(expected.params):
+        required = sum(1 for p in expected.params if "optional" not in p.annotations)
+        if not required <= len(block.params) <= len(expected.params):  # @optional: left out
             raise self.fail(arg.loc, f"{block.name} has {len(block.params)} parameters, but "
                             f"{expected.name} has {len(expected.params)}")
         # the block type's own type parameters, seeded from what the package already knows
@@ -292,7 +342,7 @@ class Checker(TableChecker):
         for inner, outer in zip(expected.type_params, outer_names, strict=False):
             if outer in package_bindings:
                 local[inner] = package_bindings[outer]
-        for mine, theirs in zip(block.params, expected.params, strict=True):
+        for mine, theirs in zip(block.params, expected.params, strict=False):
             if mine.direction != theirs.direction:
                 raise self.fail(mine.loc, f"parameter '{mine.name}' of {block.name} must be "
                                 f"{theirs.direction or 'directionless'} to match {expected.name}")

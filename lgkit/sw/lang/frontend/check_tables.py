@@ -177,8 +177,9 @@ class TableChecker(CallChecker):
         checked = self.expr(value, scope, None)
         if name in ("counters", "meters"):
             want = "direct_counter" if name == "counters" else "direct_meter"
+            tna = "DirectCounter" if name == "counters" else "DirectMeter"  # tna.p4's
             decl = checked.decl if isinstance(checked, ir.PathExpr) else None
-            if not isinstance(decl, ir.InstanceDecl) or decl.type_ref.name != want:
+            if not isinstance(decl, ir.InstanceDecl) or decl.type_ref.name not in (want, tna):
                 raise self.fail(value.loc, f"table property '{name}' must name a {want} instance")
         if name == "implementation":
             decl = checked.decl if isinstance(checked, ir.PathExpr) else None

@@ -368,7 +368,11 @@ class _IrBuilder(Transformer[Token, ir.Program]):
         return ir.ConstDecl(self._loc(meta), c[2], c[1], c[3], annotations=c[0])
 
     def instance_decl(self, meta: Any, c: _Children) -> ir.InstanceDecl:
-        return ir.InstanceDecl(self._loc(meta), c[3], c[1], c[2], annotations=c[0])
+        return ir.InstanceDecl(self._loc(meta), c[3], c[1], c[2], annotations=c[0],
+                               methods=c[4] or [])
+
+    def obj_init(self, meta: Any, c: _Children) -> list[ir.FunctionDecl]:
+        return list(c)
 
     # ----------------------------------------------------------------- declarations
     def params(self, meta: Any, c: _Children) -> list[ir.Param]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import re
@@ -20,6 +21,9 @@ MAX_INCLUDE_DEPTH = 64
 # would ask for 2^40. Reaching the bound costs about 2 s.
 MAX_EXPANSION_WORK = 250_000
 P4INCLUDE_DIR = str(Path(__file__).resolve().parent.parent / "p4include")
+# bf-p4c --target tofino defines __TARGET_TOFINO__ as 1; the tna.p4 we ship (as bf-p4c ships it)
+# asks for it, so inside that file an undefined __TARGET_TOFINO__ is 1 (Tofino 1)
+TNA_P4 = os.path.join(P4INCLUDE_DIR, "tna.p4")
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?!line\b)[A-Za-z]", re.MULTILINE)
 _LINE_MARKER = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?')
@@ -58,6 +62,10 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
     def on_error(self, file: str, line: int, msg: str) -> None:
         self._report(file, line, msg)
 
+    def on_unknown_macro_in_expr(self, ident: str) -> int:
+        """0 as in C, but __TARGET_TOFINO__ in our tna.p4 is 1 (see TNA_P4)."""
+        return 1 if ident == "__TARGET_TOFINO__" and self.source == TNA_P4 else 0
+
     def include(self, tokens: list[Any], original_line: list[Any]) -> Iterator[object]:
         """#include, refusing loops (nesting deeper than MAX_INCLUDE_DEPTH)."""
         where: tuple[str | None, int | None] = \
@@ -92,6 +100,14 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
     def on_comment(self, tok: object) -> bool:
         return True
 
+    def define(self, tokens: Any) -> None:
+        """#define, a comment in the body one space (C removes comments before it expands
+        macros: `#define N 8 // bits` is 8)."""
+        if not isinstance(tokens, str):
+            tokens = [_space(t) if t.type in ("CPP_COMMENT1", "CPP_COMMENT2") else t
+                      for t in tokens]
+        super().define(tokens)
+
     def on_directive_unknown(
         self, directive: object, toks: list[Any], ifpassthru: bool, precedingtoks: list[Any]
     ) -> bool | None:
@@ -105,6 +121,12 @@ class _Preprocessor(pcpp.Preprocessor):  # type: ignore[misc]  # pcpp ships no t
         elif name != "warning":
             self._report(source, line, f"unknown preprocessor directive #{name}")
         return True
+
+
+def _space(tok: Any) -> Any:
+    space = copy.copy(tok)
+    space.type, space.value = "CPP_WS", " "
+    return space
 
 
 def needs_preprocessing(text: str) -> bool:

@@ -11,7 +11,8 @@ def same_type(a: t.P4Type | None, b: t.P4Type | None) -> bool:
         return True
     if isinstance(a, t.ExternT) and isinstance(b, t.ExternT):
         return a.name == b.name and len(a.type_args) == len(b.type_args) and all(
-            same_type(x, y) for x, y in zip(a.type_args, b.type_args, strict=True)
+            same_type(x, y) or isinstance(x, t.DontCareT) or isinstance(y, t.DontCareT)
+            for x, y in zip(a.type_args, b.type_args, strict=True)  # `Register<_, _>`: any
         )
     if isinstance(a, t.TupleT) and isinstance(b, t.TupleT):
         return len(a.elems) == len(b.elems) and all(

@@ -141,16 +141,7 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
         else:
             blocks[role] = gen.compile_control(decl, scope, name + ".")
     ns = gen.build(list(blocks.values()), optimise)
-    tables = {}
-    direct_counters, direct_meters = {}, {}
-    for plan in gen.tables:
-        table = build_table(plan, ns)
-        ns[plan.var] = table
-        tables[plan.qname] = table
-        if plan.direct_counter:
-            direct_counters[plan.direct_counter] = plan.qname
-        if plan.direct_meter:
-            direct_meters[plan.direct_meter] = plan.qname
+    tables, direct_counters, direct_meters = load_tables(gen, ns)
     return CompiledV1(
         ns=ns,
         blocks={role: ns[fn] for role, fn in blocks.items()},
@@ -173,6 +164,24 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
                                if isinstance(decl, ir.ControlDecl) and not decl.locals
                                and (decl.apply is None or not decl.apply.stmts)),
     )
+
+
+def load_tables(gen: CodeGen, ns: dict[str, Any]
+                ) -> tuple[dict[str, Table], dict[str, str], dict[str, str]]:
+    """The tables of the loaded module (by name), and its direct counters and meters (name ->
+    their table)."""
+    tables: dict[str, Table] = {}
+    direct_counters: dict[str, str] = {}
+    direct_meters: dict[str, str] = {}
+    for plan in gen.tables:
+        table = build_table(plan, ns)
+        ns[plan.var] = table
+        tables[plan.qname] = table
+        if plan.direct_counter:
+            direct_counters[plan.direct_counter] = plan.qname
+        if plan.direct_meter:
+            direct_meters[plan.direct_meter] = plan.qname
+    return tables, direct_counters, direct_meters
 
 
 def _sm_slots(sm: Slot) -> dict[str, int]:

@@ -1,0 +1,147 @@
+"""TNA's stateful externs: Register<T, I>, RegisterAction<T, I, U> (its `apply` the instance's
+own implementation, run by `execute`), Counter<W, I> and DirectCounter<W>."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from lgkit.sw.exec.externs.base import ExternType
+from lgkit.sw.exec.externs.counter import Counter, CounterArray, DirectCounter
+from lgkit.sw.exec.externs.register import Register, RegisterArray
+from lgkit.sw.exec.interp.exprs import unsupported
+from lgkit.sw.exec.interp.layout import is_scalar, size_of
+from lgkit.sw.lang import ir
+from lgkit.sw.lang.types import BitsT, ExternT, StructLikeT
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.interp.calls import Calls
+    from lgkit.sw.exec.interp.codegen import CodeGen
+    from lgkit.sw.exec.interp.fnctx import FnCtx
+    from lgkit.sw.exec.interp.scope import ExternB
+
+
+class StructRegister:
+    """Register<S, I> of a struct S of bit fields: each cell the list of S's field values
+    (written whole by a RegisterAction; the control plane does not see it)."""
+
+    def __init__(self, name: str, size: int, fields: int):
+        self.name = name
+        self.size = size
+        self.values = [[0] * fields for _ in range(size)]
+
+
+class Bound:
+    """A RegisterAction's state: the register it reads and writes."""
+
+    def __init__(self, register: RegisterArray | StructRegister):
+        self.register = register
+
+
+class TnaRegister(Register):
+    """Register(size) / Register(size, initial_value): read and write as v1model's register;
+    a struct element type only through RegisterAction."""
+
+    name = "Register"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        t = decl.type_ref.resolved
+        elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
+        if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
+                isinstance(ft, BitsT) for _, ft in elem.fields):
+            reg = StructRegister(qname, int(args[0]), len(elem.fields))
+            if len(args) > 1 and isinstance(args[1], list):
+                reg.values = [list(args[1]) for _ in range(reg.size)]
+            return reg
+        array = super().make(gen, decl, qname, args[:1])
+        if len(args) > 1 and isinstance(args[1], int):
+            array.values[:] = [args[1] & ((1 << array.width) - 1)] * array.size
+        return array
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if not isinstance(b.obj, RegisterArray):
+            raise unsupported(call, f"Register.{name} of a struct register")
+        if name == "read":
+            target = fx.temp()
+            fx.line(f"{target} = 0")
+            fx.line(f"{target} = {b.var}.p4_read({fx.eg.ex(args[0])}, {target})")
+            return target
+        if name == "write":
+            fx.line(f"{b.var}.p4_write({fx.eg.ex(args[0])}, {fx.eg.ex(args[1])})")
+            return ""
+        return super().method(calls, fx, call, b, name, args)
+
+
+class RegisterAction(ExternType):
+    """execute(index): the cell is copied into `apply`'s value parameter, `apply` runs (its rv
+    reset to 0 first), the value is written back and rv returned; an index past the register's
+    size is an error log entry and returns 0 (the cell untouched)."""
+
+    name = "RegisterAction"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        reg = args[0]
+        if not isinstance(getattr(reg, "obj", None), RegisterArray | StructRegister):
+            raise unsupported(decl, "a RegisterAction of something other than a Register")
+        return Bound(reg.obj)
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if name != "execute":
+            raise unsupported(call, f"RegisterAction.{name}")
+        fn = b.impls["apply"]
+        params = fn.decl.params
+        value = fn.param_slots[params[0].name]
+        rv = fn.param_slots[params[1].name] if len(params) > 1 else None
+        if rv is not None and not is_scalar(rv.type):
+            raise unsupported(call, "a RegisterAction whose return value is not bit<W>")
+        reg = b.obj.register
+        cells = calls.gen.const_obj(reg.values)
+        i, out = fx.temp(), fx.temp()
+        fx.line(f"{i} = {fx.eg.ex(args[0])}")
+        fx.line(f"{out} = 0")
+        fx.line(f"if {i} < {reg.size}:")
+        with fx.indent():
+            n = size_of(value.type)
+            span = f"S[{value.base}]" if n == 1 and is_scalar(value.type) else \
+                f"S[{value.base}:{value.base + n}]"
+            fx.line(f"{span} = {cells}[{i}]")
+            if rv is not None:
+                fx.line(f"S[{rv.base}] = 0")
+            fx.line(f"{fn.fn}(S, P)")
+            fx.line(f"{cells}[{i}] = {span}")
+            if rv is not None:
+                fx.line(f"{out} = S[{rv.base}]")
+        fx.line("else:")
+        with fx.indent():
+            message = f"error: register {reg.name}: RegisterAction index "
+            fx.line(f"_logs.append({message!r} + str({i}) + ' out of range')")
+        return out
+
+
+class TnaCounter(Counter):
+    """Counter<W, I>(size, CounterType_t): count(index) as v1model's counter (the optional
+    adjust_byte_count is not modelled)."""
+
+    name = "Counter"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        return CounterArray(qname, int(args[0]), str(args[1]).lower(), gen.logs)
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if len(args) > 1 and not isinstance(args[1], ir.DontCare):
+            raise unsupported(call, "Counter.count with adjust_byte_count")
+        return super().method(calls, fx, call, b, name, args[:1])
+
+
+class TnaDirectCounter(DirectCounter):
+    """DirectCounter<W>(CounterType_t): counted by its table on a hit, as v1model's."""
+
+    name = "DirectCounter"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        return str(args[0]).lower()
+
+
+STATE = (TnaRegister(), RegisterAction(), TnaCounter(), TnaDirectCounter())
