@@ -129,6 +129,7 @@ class _Gen:
         bodies = {}
         for key in BLOCK_PARAMS:
             decl = blocks[key]
+            assert isinstance(decl, ir.ParserDecl | ir.ControlDecl), "V1Switch's blocks"
             if decl.ctor_params or getattr(decl, "type_params", None):
                 raise Unsupported(f"block {decl.name} with constructor or type parameters")
             bodies[key] = self._block(key, decl)
@@ -140,7 +141,9 @@ class _Gen:
                        {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)})
 
     def _roots(self, blocks: dict[str, ir.Decl]) -> None:
-        for param, role in zip(blocks["ig"].params, BLOCK_PARAMS["ig"], strict=True):
+        ingress = blocks["ig"]
+        assert isinstance(ingress, ir.ControlDecl), "V1Switch's ingress is a control"
+        for param, role in zip(ingress.params, BLOCK_PARAMS["ig"], strict=True):
             node = self.layout.value(param.type_ref.resolved)
             if not isinstance(node, Node):
                 raise Unsupported(f"a scalar {role} parameter")
@@ -193,7 +196,7 @@ class _Gen:
         qname = qualified(prefix, d)
         if kind == "register":
             size = _const_int(d.args[0].value)
-            width = width_of(t.type_args[0] if t.type_args else None)
+            width = width_of(t.type_args[0] if isinstance(t, ExternT) and t.type_args else None)
             spec = ArraySpec(len(self.register_list), qname, size, width)
             self.registers[id(d)] = spec
             self.register_list.append(spec)
@@ -262,7 +265,7 @@ class _Gen:
             index = self._action_of(ref.decl)
             actions[self.action_names[id(ref.decl)]] = index
             cases.append(f"        case {index}: {{ {self._bound_call(ref, index)} break; }}\n")
-        nparams = max((len([p for p in ref.decl.params if not p.direction])
+        nparams = max((len([p for p in _action_decl(ref).params if not p.direction])
                        for ref in d.actions), default=0)
         spec = TableSpec(len(self.table_list), qualified(prefix, d), len(d.keys), actions,
                          nparams)
@@ -289,7 +292,7 @@ class _Gen:
         (copy-in, copy-out), its data from the entry (`p`)."""
         fn = _Fn("action")
         fn.level = 0
-        bound = list(zip([p for p in ref.decl.params if p.direction],
+        bound = list(zip([p for p in _action_decl(ref).params if p.direction],
                          [a.value for a in ref.args], strict=False))
         for p, arg in bound:
             place = self.env[id(p)]
@@ -405,10 +408,10 @@ class _Gen:
 
     def _packet_in(self, fn: _Fn, call: ir.Call) -> str:
         """packet.lookahead<bit<W> or bool>() (PacketTooShort past the end), packet.length()."""
-        t = call.target.expr.type
+        t = _method(call).expr.type
         if not (isinstance(t, ExternT) and t.name == "packet_in") or fn.kind != "parser":
-            raise Unsupported(f"{call.target.name} outside the parser")
-        if call.target.name == "length":
+            raise Unsupported(f"{_method(call).name} outside the parser")
+        if _method(call).name == "length":
             return "(u64)c->len"
         if isinstance(call.type, StructLikeT):
             raise Unsupported("lookahead of a header or struct")
@@ -496,7 +499,7 @@ class _Gen:
             for label in case.labels:
                 if isinstance(label, ir.DefaultKey):
                     fn.line("default:")
-                elif isinstance(getattr(label, "decl", None), ir.ActionDecl):
+                elif isinstance(label, ir.PathExpr) and isinstance(label.decl, ir.ActionDecl):
                     fn.line(f"case {self._action_of(label.decl)}:")
                 else:
                     fn.line(f"case {self._ex(fn, label)}:")
@@ -513,13 +516,17 @@ class _Gen:
             dst = self._slot(lhs.expr)
             m = (1 << (lhs.hi - lhs.lo + 1)) - 1
             fn.line(f"c->F[{dst}] = (c->F[{dst}] & ~(0x{m:X}ULL << {lhs.lo})) | "
-                    f"(({value or self._ex(fn, rhs)} & 0x{m:X}ULL) << {lhs.lo});")
+                    f"(({self._value(fn, rhs, value)} & 0x{m:X}ULL) << {lhs.lo});")
             return
-        dst = target if target is not None else self._place(lhs)
+        if target is None:
+            assert lhs is not None, "an assignment without its place has a left-hand side"
+            target = self._place(lhs)
+        dst = target
         if isinstance(dst, Node | Stack):
             if isinstance(rhs, ir.ListExpr | ir.StructExpr) and isinstance(dst, Node):
                 self._initialise(fn, dst, rhs)
                 return
+            assert rhs is not None, "a struct-like assignment always has its right-hand side"
             src = self._agg(rhs)
             pairs = zip(dst.slots(), src.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{s}];" for d, s in pairs) or ";")
@@ -530,13 +537,20 @@ class _Gen:
             fn.line(f"u64 {rhs_text} = {self._user_call(fn, rhs)};")
             self._copy_out(fn, rhs)
         if isinstance(dst, Ref):
-            fn.line(f"{dst} = {rhs_text or self._ex(fn, rhs)};")
+            fn.line(f"{dst} = {self._value(fn, rhs, rhs_text)};")
             return
         if isinstance(dst, str):
             raise Unsupported("assignment to an action parameter")
         if dst == self._sm("mcast_grp"):
             raise Unsupported("multicast (an assignment to mcast_grp)")
-        fn.line(f"c->F[{dst}] = {rhs_text or self._ex(fn, rhs)};")
+        fn.line(f"c->F[{dst}] = {self._value(fn, rhs, rhs_text)};")
+
+    def _value(self, fn: _Fn, rhs: ir.Expr | None, value: str) -> str:
+        """An assignment's value: its C text when given, else the right-hand side's."""
+        if value:
+            return value
+        assert rhs is not None, "an assignment without C text has a right-hand side"
+        return self._ex(fn, rhs)
 
     def _initialise(self, fn: _Fn, dst: Node, rhs: ir.ListExpr | ir.StructExpr) -> None:
         """A struct or header from `{a, b}` or `{x = a, y = b}` (a header becomes valid); the
@@ -601,7 +615,7 @@ class _Gen:
         return f"fn_{self.functions_of[id(decl)]}(c{''.join(', ' + v for v in values)})"
 
     def _block_apply(self, fn: _Fn, call: ir.Call) -> None:
-        found = self.controls.get(id(getattr(call.target.expr, "decl", None)))
+        found = self.controls.get(id(getattr(_method(call).expr, "decl", None)))
         if found is None:
             raise Unsupported("apply of a parser or of a block passed as a parameter")
         index, decl = found
@@ -643,7 +657,7 @@ class _Gen:
         if d.type_params:
             raise Unsupported("generic functions")
         index = self.functions_of[id(d)] = len(self.functions_of)
-        params = []
+        params: list[str] = []
         for p in d.params:
             if p.direction in ("out", "inout"):
                 self.env[id(p)] = self.layout.value(p.type_ref.resolved)
@@ -662,7 +676,7 @@ class _Gen:
     def _stack_method(self, fn: _Fn, call: ir.Call) -> None:
         """push_front(n) / pop_front(n): elements move up / down, the freed ones zero
         (invalid), nextIndex grows / shrinks within the size."""
-        stack = self._agg(call.target.expr)
+        stack = self._agg(_method(call).expr)
         if not isinstance(stack, Stack):
             raise Unsupported("a stack method on a non-stack")
         count = min(_const_int(call.args[0].value), len(stack.elems))
@@ -684,7 +698,7 @@ class _Gen:
 
     def _header_method(self, fn: _Fn, call: ir.Call) -> None:
         name = call.callee
-        node = self._node(call.target.expr)
+        node = self._node(_method(call).expr)
         if node.valid is None:
             raise Unsupported(f"{name} on a header union")
         if name == "setValid":
@@ -735,8 +749,8 @@ class _Gen:
         fn.line("}")
 
     def _extern_method(self, fn: _Fn, call: ir.Call) -> None:
-        obj = call.target.expr
-        method = call.target.name
+        obj = _method(call).expr
+        method = _method(call).name
         args = [a.value for a in call.args]
         t = obj.type
         kind = t.name if isinstance(t, ExternT) else ""
@@ -895,14 +909,14 @@ class _Gen:
         return f"c->F[{found}]"
 
     def _ex_Call(self, fn: _Fn, e: ir.Call) -> str:  # noqa: N802
-        if e.kind is ir.CallKind.EXTERN_METHOD and e.target.name in ("lookahead", "length"):
+        if e.kind is ir.CallKind.EXTERN_METHOD and _method(e).name in ("lookahead", "length"):
             return self._packet_in(fn, e)
         if e.kind is ir.CallKind.FUNCTION:
             if self._outs(e):
                 raise Unsupported("a function with out/inout parameters inside an expression")
             return self._user_call(fn, e)
         if e.kind is ir.CallKind.HEADER_METHOD and e.callee == "isValid":
-            node = self._node(e.target.expr)
+            node = self._node(_method(e).expr)
             if node.valid is None:
                 raise Unsupported("isValid on a header union")
             return f"c->F[{node.valid}]"
@@ -984,6 +998,18 @@ class _Gen:
 RANGE_ERRORS = ("register {name}: read index {index} out of range",
                 "register {name}: write index {index} out of range",
                 "counter {name}: index {index} out of range")  # as the Python engine logs them
+
+
+def _method(call: ir.Call) -> ir.Member:
+    """A method call's target (`obj.method`), a Member by the checker."""
+    assert isinstance(call.target, ir.Member), "a method call's target is a member"
+    return call.target
+
+
+def _action_decl(ref: ir.ActionRef) -> ir.ActionDecl:
+    """The action a table's actions list names (resolved by the checker)."""
+    assert ref.decl is not None, "the checker resolves a table's actions"
+    return ref.decl
 
 
 def _error_code(kind: int, array: int) -> str:

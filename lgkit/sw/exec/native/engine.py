@@ -14,7 +14,7 @@ import ctypes
 import weakref
 from typing import TYPE_CHECKING
 
-from lgkit.sw.exec.interp.tables import Table, key_matcher, normalised_key
+from lgkit.sw.exec.interp.tables import Lpm, Table, key_matcher, normalised_key
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressResult
 from lgkit.sw.exec.native.cgen import RANGE_ERRORS, Program
 from lgkit.sw.exec.native.layout import Unsupported
@@ -84,7 +84,7 @@ class NativeEngine:
     def _share_arrays(self) -> None:
         """The registers' and counters' values become arrays the C code updates (their
         current values kept)."""
-        found = []
+        found: list[tuple[int, int, object, tuple[str, ...]]] = []
         for spec in self.program.registers:
             reg = self.pl.registers.get(spec.name)
             if reg is None:
@@ -125,7 +125,7 @@ class NativeEngine:
         lpm = kinds.count("lpm") == 1 and not set(kinds) & {"ternary", "range", "optional"}
         if lpm:
             at = kinds.index("lpm")
-            entries.sort(key=lambda e: -(e.keys[at].prefix_len if e.keys[at] else 0))
+            entries.sort(key=lambda e: -_prefix_len(e.keys[at]))
         elif set(kinds) & {"ternary", "range", "optional"}:
             entries.sort(key=lambda e: -e.priority)  # stable: the earlier entry wins a tie
         rows: list[int] = []
@@ -176,7 +176,8 @@ class NativeEngine:
     def egress_pass(self, job: EgressJob, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
                     enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult:
         """Pipeline.egress on the native engine (for a job its ingress_pass made)."""
-        state, data = job.state  # type: ignore[misc]
+        assert isinstance(job.state, tuple), "a job of ingress_pass: (saved state, packet)"
+        state, data = job.state
         n = len(data)
         if n > self._fits:
             self._room(n)
@@ -233,3 +234,8 @@ def _action_id(actions: dict[str, int], name: str) -> int:
 
 def _padded(values: list[int], n: int) -> list[int]:
     return list(values) + [0] * (n - len(values))
+
+
+def _prefix_len(km: object) -> int:
+    """An LPM key's prefix length (0 for a wildcard)."""
+    return km.prefix_len if isinstance(km, Lpm) else 0

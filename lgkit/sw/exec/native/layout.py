@@ -51,10 +51,14 @@ class Node:
 
     def header_fields(self) -> list[tuple[int, int, int]]:
         """A header's fields as (slot, bit offset, width), in wire order."""
-        out, off = [], 0
+        out: list[tuple[int, int, int]] = []
+        off = 0
         for name, ft in self.type.fields:
             w = width_of(ft)
-            out.append((self.fields[name], off, w))  # type: ignore[arg-type]
+            slot = self.fields[name]
+            if not isinstance(slot, int):
+                raise Unsupported(f"header field {name} that is not a scalar")
+            out.append((slot, off, w))
             off += w
         return out
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from lgkit.sw.exec.arch.base import Architecture
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.cgen import generate
 from lgkit.sw.exec.native.engine import NativeEngine
 from lgkit.sw.exec.native.layout import Unsupported
 
 if TYPE_CHECKING:
-    from lgkit.sw.exec.arch.base import Architecture
+    from lgkit.sw.exec.arch.base import Passes
+    from lgkit.sw.exec.arch.v1model.program import CompiledV1
     from lgkit.sw.exec.pipeline import Pipeline
     from lgkit.sw.lang import ir
 
@@ -49,16 +51,22 @@ def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine |
     return native
 
 
-class NativeUntimed:
+class NativeUntimed(Architecture):
     """The pipeline's architecture with its untimed driver on the native engine (everything
     else is the architecture's own)."""
 
     def __init__(self, arch: Architecture, native: NativeEngine) -> None:
         self.inner = arch
         self.native = native
+        self.name, self.package, self.externs = arch.name, arch.package, arch.externs
 
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
+    def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
+        """The architecture's own."""
+        return self.inner.compile(program, optimise)
+
+    def bind(self, pl: Pipeline) -> Passes:
+        """The architecture's own."""
+        return self.inner.bind(pl)
 
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet through ingress and egress on the native engine, each pass one tick of
