@@ -14,9 +14,11 @@ from lgkit.sw.exec.native.build import CACHE_ENV
 from lgkit.sw.exec.native.select import native_engine, use_engine
 from lgkit.sw.exec.pipeline import ENGINE_ENV, Exact, Lpm, Pipeline, TableEntry
 from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.switch.clock import VirtualClock
 from lgkit.sw.switch.switch import Switch
 from lgkit.sw.tools.bench_pipeline import ROUTER_P4, router_packet
+from lgkit.sw.tools.stf import StfRunner, parse_stf
 
 REGISTERS_P4 = """
 #include <core.p4>
@@ -98,10 +100,49 @@ expect 2 02C60204080A0C
 packet 1 02 02
 expect 2 00
 """
-HASHING_P4 = ROUTER_P4.replace(
-    "l2_check.apply();",
-    "l2_check.apply(); hash(meta.l2_port, HashAlgorithm.crc16, 9w0, "
-    "{hdr.ipv4.srcAddr}, 9w511);")
+TRUNCATING_P4 = ROUTER_P4.replace("l2_check.apply();", "l2_check.apply(); truncate(32w64);")
+HASHES_P4 = """#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<16> b; bit<8> c; }
+header o_t { bit<8> x; }
+struct headers { h_t h; o_t o; }
+struct meta_t { bit<32> v; }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition select(hdr.h.a) { 1: opt; default: accept; } }
+    state opt { pk.extract(hdr.o); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+bit<8> first(in h_t h) { return h.a + h.c; }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    register<bit<32>>(32) res;
+    apply {
+        bit<32> at = (bit<32>)hdr.h.a * 16;
+        hash(m.v, HashAlgorithm.crc16, 32w0, {hdr.h.b, hdr.o.x, hdr.h.c}, 32w0); res.write(at, m.v);
+        hash(m.v, HashAlgorithm.crc16, 32w0, {hdr.h.b, hdr.o.x, hdr.h.c}, 32w65536);
+        res.write(at + 1, m.v);
+        hash(m.v, HashAlgorithm.crc32, 32w7, {hdr.h, hdr.o}, 32w1000); res.write(at + 2, m.v);
+        hash(m.v, HashAlgorithm.xor16, 32w0, {hdr.h.a, hdr.o, 4w9}, 32w1 << 20);
+        res.write(at + 3, m.v);
+        hash(m.v, HashAlgorithm.identity, 32w0, {hdr.h.c, hdr.h.b}, 32w0xFFFFFFFF);
+        res.write(at + 4, m.v);
+        hash(m.v, HashAlgorithm.csum16, 32w0, {hdr.h.b, hdr.o.x}, 32w65536);
+        res.write(at + 5, m.v);
+        hash(m.v, HashAlgorithm.random, 32w3, {hdr.h.b}, 32w1 << 30); res.write(at + 6, m.v);
+        random(m.v, 32w10, 32w1 << 31); res.write(at + 7, m.v);
+        m.v = 77; random(m.v, 32w5, 32w4); res.write(at + 8, m.v);
+        res.write(at + 9, (bit<32>)first(hdr.h));
+        mark_to_drop(sm);
+    }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.h); pk.emit(hdr.o); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+HASHES_STF = """
+packet 1 00 1234 56
+packet 1 01 abcd ef 99
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -239,6 +280,28 @@ def test_header_stacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert "PASS" in stf_on_both(tmp_path, capsys, STACKS_P4, STACKS_STF)
 
 
+@pytest.mark.parametrize("optimise", [True, False], ids=["opt", "no-opt"])
+def test_hashes_random_and_struct_parameters(optimise: bool) -> None:
+    """Every v1model hash algorithm over field lists (an invalid header's fields left out),
+    random() and HashAlgorithm.random drawn from the pipeline's generator (the same numbers on
+    both engines, seeded alike), a header passed to a function by value."""
+    compiled = compile_source(HASHES_P4, "hashes.p4")
+    seen = []
+    for engine in ("python", "native"):
+        pl = Pipeline.load(compiled, seed=5, optimise=optimise)
+        assert (use_engine(pl, compiled.ir, engine) is not None) == (engine == "native")
+        result = StfRunner(pl, build_p4info(compiled.ir), "t.stf").run(parse_stf(HASHES_STF))
+        assert result.passed
+        seen.append(list(pl.registers["I.res"].values))
+    assert seen[0] == seen[1]
+    values = seen[1][:10] + seen[1][16:26]
+    assert values[8] == values[18] == 77  # lo > hi: unchanged
+    assert values[9] == 0x56 and values[19] == 0xF0  # first(): a + c
+    assert values[0] == 0 and values[1] == 0xFB36  # max 0: the base; CRC-16/ARC of 12 34 56
+    assert len({values[6], values[16]}) == 2  # HashAlgorithm.random: drawn
+    assert len({values[7], values[17]}) == 2 and min(values[7], values[17]) >= 10
+
+
 def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:
     router()
     libraries = sorted(cache.glob("*.so"))
@@ -253,11 +316,11 @@ def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path)
 
 def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.CaptureFixture[str]
                                                            ) -> None:
-    compiled = compile_source(HASHING_P4, "hashing.p4")
+    compiled = compile_source(TRUNCATING_P4, "truncating.p4")
     pl = Pipeline.load(compiled)
     assert use_engine(pl, compiled.ir, "native") is None
     err = capsys.readouterr().err
-    assert err == "native: unsupported extern hash; using the python engine\n"
+    assert err == "native: unsupported extern truncate; using the python engine\n"
     assert pl.run_untimed(1, router_packet(0x0A000107)) == []  # python runs it (no entries)
 
 

@@ -1,7 +1,8 @@
-"""The STF corpora (the kit's, tests/stf, and p4c's conformance tests, tests/p4c_corpus) on both
-engines: the native engine's output packets, registers and counters equal the Python engine's,
-with and without the optimisers; it says how many programs it covered and how many fell back to
-the Python engine."""
+"""The STF corpora (the kit's, tests/stf, and p4c's conformance tests, tests/p4c_corpus) and the
+kit's STF suites (LinkGuardian, Vertigo, PABO, the exercises' solutions) on both engines: the
+native engine's output packets, registers and counters equal the Python engine's, with and
+without the optimisers; it says how many programs it covered and how many fell back to the
+Python engine."""
 
 from __future__ import annotations
 
@@ -16,20 +17,24 @@ from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.lang.frontend.diagnostics import P4Error
 from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.tools.differential import REPO, stf_suites
 from lgkit.sw.tools.stf import StfError, StfRunner, parse_stf
 
 CORPORA = {"kit": TESTS / "stf", "p4c": TESTS / "p4c_corpus"}
-MIN_COVERED = {"kit": 8, "p4c": 44}  # programs the native engine runs today (the rest fall back)
+MIN_COVERED = {"kit": 9, "p4c": 44}  # programs the native engine runs today (the rest fall back)
+SUITES = stf_suites()
+NATIVE_SUITES = ("p4/vertigo.p4", "p4/pabo.p4")  # suites the native engine runs today
 
 
 def programs(corpus: Path) -> list[Path]:
     return sorted(p for p in corpus.glob("*.stf") if p.with_suffix(".p4").is_file())
 
 
-def compiled(stf: Path) -> tuple[object, list] | None:
-    """The program and its test, or None for the corpus's rejected programs and bad tests."""
+def compiled(stf: Path, source: Path | None = None) -> tuple[object, list] | None:
+    """The program (`source`, else the .p4 beside the test) and its test, or None for the
+    corpus's rejected programs and bad tests."""
     try:
-        program = compile_file(str(stf.with_suffix(".p4")))
+        program = compile_file(str(source or stf.with_suffix(".p4")))
         Pipeline.load(program)
         return program, parse_stf(stf.read_text(errors="replace"), str(stf))
     except (P4Error, StfError):
@@ -39,7 +44,7 @@ def compiled(stf: Path) -> tuple[object, list] | None:
 def run(stf: Path, compiled: object, stmts: list, engine: str, optimise: bool
         ) -> tuple[bool, tuple]:
     """Whether the native engine ran it, and everything the STF observed (or the error)."""
-    pl = Pipeline.load(compiled, optimise=optimise)
+    pl = Pipeline.load(compiled, seed=1, optimise=optimise)  # both engines draw alike
     native = use_engine(pl, compiled.ir, engine)  # type: ignore[attr-defined]
     runner = StfRunner(pl, build_p4info(compiled.ir), str(stf))  # type: ignore[attr-defined]
     try:
@@ -75,3 +80,32 @@ def test_corpus_is_the_same_on_both_engines(corpus: str, optimise: bool, tmp_pat
               f"covered {len(covered)} of {len(tests)} programs ({', '.join(covered)}); "
               f"{len(tests) - len(covered)} fell back to the python engine or do not load")
     assert len(covered) >= MIN_COVERED[corpus]
+
+
+
+def suite_name(program: Path) -> str:
+    return str(program.relative_to(REPO))
+
+
+@pytest.mark.parametrize("program,folder", SUITES, ids=[suite_name(p) for p, _ in SUITES])
+def test_suites_are_the_same_on_both_engines(program: Path, folder: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Each suite's STF tests, seeded alike (random() and HashAlgorithm.random draw from the
+    pipeline's generator on both engines), with the optimisers; they pass on both."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    covered = set()
+    for stf in sorted(folder.glob("*.stf")):
+        loaded = compiled(stf, program)
+        assert loaded is not None, stf.name
+        _, reference = run(stf, *loaded, "python", True)
+        native, seen = run(stf, *loaded, "native", True)
+        assert seen == reference, stf.name
+        assert reference[0] is True, f"{stf.name} should pass"
+        covered.add(native)
+    assert len(covered) == 1, "the engine chosen depends on the program only"
+    if suite_name(program) in NATIVE_SUITES:
+        assert covered == {True}, "this suite runs natively"
+    with capsys.disabled():
+        print(f"\nnative engine, {suite_name(program)}: "
+              f"{'native' if True in covered else 'fell back to the python engine'}")

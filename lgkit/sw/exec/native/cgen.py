@@ -24,12 +24,18 @@ from lgkit.sw.exec.native.layout import (
     width_of,
 )
 from lgkit.sw.lang import ir
+from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StackT, StructLikeT, VoidT
 
 # v1model's blocks and what each parameter is: pkt, H(eaders), M(eta), SM (standard metadata)
 BLOCK_PARAMS = {"p": ("pkt", "H", "M", "SM"), "vr": ("H", "M"), "ig": ("H", "M", "SM"),
                 "eg": ("H", "M", "SM"), "ck": ("H", "M"), "dep": ("pkt", "H")}
-EXTERN_FUNCTIONS = ("mark_to_drop", "verify_checksum", "update_checksum")
+EXTERN_FUNCTIONS = ("mark_to_drop", "verify_checksum", "update_checksum", "hash", "random")
+# HashAlgorithm -> the C function of runtime_c.py (BMv2's crc16_custom / crc32_custom defaults
+# are CRC-16/ARC and CRC-32/IEEE, as interp/hashes.py)
+HASHES = {"crc16": "crc16", "crc16_custom": "crc16", "crc32": "crc32", "crc32_custom": "crc32",
+          "csum16": "csum16", "xor16": "xor16", "identity": "identity"}
+DRAW_RANDINT, DRAW_BITS64 = 0, 1  # what the engine's draw callback returns (engine.py)
 
 
 @dataclass
@@ -651,7 +657,8 @@ class _Gen:
                 place, int) else str(place))
 
     def _function(self, d: ir.FunctionDecl) -> None:
-        """A user function as a C function: in-parameters by value, out/inout in slots."""
+        """A user function as a C function: scalar in-parameters by value, out/inout ones and
+        struct-like in-parameters in slots (copied in by the caller)."""
         if id(d) in self.functions_of:
             return
         if d.type_params:
@@ -659,8 +666,9 @@ class _Gen:
         index = self.functions_of[id(d)] = len(self.functions_of)
         params: list[str] = []
         for p in d.params:
-            if p.direction in ("out", "inout"):
-                self.env[id(p)] = self.layout.value(p.type_ref.resolved)
+            resolved = p.type_ref.resolved
+            if p.direction in ("out", "inout") or isinstance(resolved, StructLikeT | StackT):
+                self.env[id(p)] = self.layout.value(resolved)
             else:
                 width_of(p.type_ref.resolved)
                 self.env[id(p)] = Ref(f"v{len(params)}")
@@ -721,24 +729,18 @@ class _Gen:
             fn.line(f"c->F[{sm.fields['egress_spec']}] = c->drop_port; "
                     f"c->F[{sm.fields['mcast_grp']}] = 0;")
             return
+        if name == "hash":
+            self._hash(fn, *args)
+            return
+        if name == "random":
+            self._random(fn, *args)
+            return
         cond, data, target, algo = args
         if not (isinstance(algo, ir.TypeMember) and algo.member == "csum16"):
             raise Unsupported(f"{name} with an algorithm other than csum16")
-        items = data.items if isinstance(data, ir.ListExpr) else [data]
-        values: list[tuple[str, int]] = []
-        for item in items:
-            if isinstance(item.type, StructLikeT):
-                node = self._node(item)
-                values.extend((f"c->F[{k}]", self.layout.widths[k]) for k in node.slots()
-                              if k != node.valid)
-            else:
-                values.append((self._ex(fn, item), width_of(item.type)))
-        nbytes = (sum(w for _, w in values) + 7) // 8
         fn.line(f"if ({self._ex(fn, cond)}) {{")
-        fn.line(f"    uint8_t b[{max(nbytes, 1)}] = {{0}}; uint32_t o = 0;")
-        for value, w in values:
-            fn.line(f"    wr(b, o, {w}, {value}); o += {w};")
-        fn.line(f"    u64 sum = csum16(b, {nbytes}) & {mask(width_of(target.type))};")
+        data_bytes = self._bit_data(fn, data)
+        fn.line(f"    u64 sum = csum16({data_bytes}) & {mask(width_of(target.type))};")
         if name == "update_checksum":
             fn.line(f"    c->F[{self._slot(target)}] = sum;")
         else:
@@ -747,6 +749,75 @@ class _Gen:
                 raise Unsupported("verify_checksum without standard_metadata.checksum_error")
             fn.line(f"    if (sum != {self._ex(fn, target)}) c->F[{err}] = 1;")
         fn.line("}")
+
+    def _bit_data(self, fn: _Fn, data: ir.Expr) -> str:
+        """The bits of a field list packed MSB first into a zeroed byte buffer (a header's
+        fields only while it is valid, as the Python engine's BitData); C text `buf, nbytes`."""
+        pieces = self._pieces(fn, data)
+        buf, bits = self._temp(), self._temp()
+        nbytes = (sum(w for _, w, _ in pieces) + 7) // 8
+        fn.line(f"uint8_t {buf}[{max(nbytes, 1)}] = {{0}}; uint32_t {bits} = 0;")
+        for value, w, valid in pieces:
+            put = f"wr({buf}, {bits}, {w}, {value}); {bits} += {w};"
+            fn.line(put if valid is None else f"if (c->F[{valid}]) {{ {put} }}")
+        return f"{buf}, ({bits} + 7) >> 3"
+
+    def _pieces(self, fn: _Fn, e: ir.Expr) -> list[tuple[str, int, int | None]]:
+        """A field list's scalars as (C value, width, the valid slot of their header)."""
+        if isinstance(e, ir.ListExpr):
+            return [p for item in e.items for p in self._pieces(fn, item)]
+        if isinstance(e.type, StructLikeT | StackT):
+            return self._agg_pieces(self._agg(e), None)
+        valid = None
+        if (isinstance(e, ir.Member) and isinstance(e.expr.type, StructLikeT)
+                and e.expr.type.kind == "header"):
+            valid = self._node(e.expr).valid
+        return [(self._ex(fn, e), width_of(e.type), valid)]
+
+    def _agg_pieces(self, agg: Node | Stack, valid: int | None
+                    ) -> list[tuple[str, int, int | None]]:
+        if isinstance(agg, Stack):
+            return [p for elem in agg.elems for p in self._agg_pieces(elem, valid)]
+        if agg.valid is not None:
+            valid = agg.valid
+        out: list[tuple[str, int, int | None]] = []
+        for f in agg.fields.values():
+            if isinstance(f, int):
+                out.append((f"c->F[{f}]", self.layout.widths[f], valid))
+            else:
+                out.extend(self._agg_pieces(f, valid))
+        return out
+
+    def _hash(self, fn: _Fn, out: ir.Expr, algo: ir.Expr, base: ir.Expr, data: ir.Expr,
+              maxv: ir.Expr) -> None:
+        """out = base + H(data) % max (max 0: base); HashAlgorithm.random draws H from the
+        pipeline's generator (64 bits), as the Python engine."""
+        for arg in (out, base, maxv):
+            if not isinstance(arg.type, BitsT) or arg.type.signed:
+                raise Unsupported("hash of a value that is not bit<W>")
+        if not isinstance(algo, ir.TypeMember) or algo.member not in (*HASHES, "random"):
+            raise Unsupported("a hash algorithm that is not a constant v1model one")
+        fn.line("{")
+        data_bytes = self._bit_data(fn, data)
+        h, m = self._temp(), self._temp()
+        value = (f"c->draw({DRAW_BITS64}, 0, 0)" if algo.member == "random"
+                 else f"{HASHES[algo.member]}({data_bytes})")
+        fn.line(f"u64 {h} = {value};")
+        fn.line(f"u64 {m} = {self._ex(fn, maxv)};")
+        self._assign(fn, out, None, value=f"((({m}) ? {self._ex(fn, base)} + {h} % {m} : "
+                     f"{self._ex(fn, base)}) & {mask(width_of(out.type))})")
+        fn.line("}")
+
+    def _random(self, fn: _Fn, out: ir.Expr, lo: ir.Expr, hi: ir.Expr) -> None:
+        """out = a value in [lo, hi] from the pipeline's generator (nothing when lo > hi)."""
+        for arg in (out, lo, hi):
+            if not isinstance(arg.type, BitsT) or arg.type.signed:
+                raise Unsupported("random of a value that is not bit<W>")
+        tlo, thi = self._temp(), self._temp()
+        fn.line(f"{{ u64 {tlo} = {self._ex(fn, lo)}; u64 {thi} = {self._ex(fn, hi)};")
+        fn.line(f"if ({tlo} <= {thi}) {{")
+        self._assign(fn, out, None, value=f"c->draw({DRAW_RANDINT}, {tlo}, {thi})")
+        fn.line("} }")
 
     def _extern_method(self, fn: _Fn, call: ir.Call) -> None:
         obj = _method(call).expr
@@ -1031,10 +1102,7 @@ def _write(out: str, pos: str, off: int, w: int, value: str) -> str:
 
 
 def _const_int(e: ir.Expr) -> int:
-    while isinstance(e, ir.Cast):
-        e = e.expr
-    if isinstance(e, ir.IntLit):
-        return e.value
-    if isinstance(e, ir.PathExpr) and isinstance(e.decl, ir.ConstDecl):
-        return int(e.decl.value)
-    raise Unsupported("an extern size that is not a constant")
+    value = const_value(e)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise Unsupported("an extern size that is not a constant")
+    return value

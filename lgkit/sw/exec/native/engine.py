@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.tables import Lpm, Table, key_matcher, normalised_key
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressResult
-from lgkit.sw.exec.native.cgen import RANGE_ERRORS, Program
+from lgkit.sw.exec.native.cgen import DRAW_BITS64, RANGE_ERRORS, Program
 from lgkit.sw.exec.native.layout import Unsupported
 from lgkit.sw.exec.native.runtime_c import MAX_ERRORS
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 U64 = ctypes.c_uint64
 U64P = ctypes.POINTER(U64)
 PTR, INT, U32, BUF = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_char_p
+DRAW = ctypes.CFUNCTYPE(U64, INT, U64, U64)  # the generator callback (cgen's DRAW_*)
 NO_ACTION = -1  # an action the program never runs (a table's implicit NoAction default)
 SIGNATURES = {  # name: (argument types, result type)
     "lg_new": ([], PTR),
@@ -35,6 +36,7 @@ SIGNATURES = {  # name: (argument types, result type)
     "lg_slots": ([PTR], PTR),
     "lg_errors": ([PTR], PTR),
     "lg_config": ([PTR, U64, U32], None),
+    "lg_rng": ([PTR, DRAW], None),
     "lg_array": ([PTR, INT, INT, U64P, U64P], None),
     "lg_table": ([PTR, INT, INT, INT, INT, U64P, ctypes.POINTER(ctypes.c_int32), U64P, INT,
                   U64P], None),
@@ -70,6 +72,8 @@ class NativeEngine:
         self._versions: dict[int, int] = {}  # Table.version of each table as last copied
         self._config: tuple[int, int] = (-1, -1)
         self._share_arrays()
+        self._draw = DRAW(self._drawn)  # kept: the C side calls it
+        lib.lg_rng(self.ctx, self._draw)
         nslots = len(program.widths)
         self._slots = (U64 * (nslots + 3)).from_address(lib.lg_slots(self.ctx))
         self._state_bytes = (nslots + 3) * 8
@@ -101,6 +105,12 @@ class NativeEngine:
                 setattr(obj, attr, arr)
             self._keep[f"{kind}.{index}"] = tuple(arrays)
             self.lib.lg_array(self.ctx, kind, index, arrays[0], arrays[-1])
+
+    def _drawn(self, kind: int, lo: int, hi: int) -> int:
+        """random() and HashAlgorithm.random from the pipeline's own generator, so both engines
+        draw the same numbers in the same order."""
+        rng = self.pl.rng
+        return rng.getrandbits(64) if kind == DRAW_BITS64 else rng.randint(lo, hi)
 
     # ------------------------------------------------------------------ control-plane state
 

@@ -28,6 +28,7 @@ typedef struct ctx {
     u64 *R[NREGISTERS];
     u64 *CP[NCOUNTERS];
     u64 *CB[NCOUNTERS];
+    u64 (*draw)(int kind, u64 lo, u64 hi);  /* the pipeline's generator (engine.py) */
 } ctx;
 
 static inline u64 rd(const uint8_t *d, uint32_t pos, int w) {
@@ -68,6 +69,34 @@ static inline u64 csum16(const uint8_t *b, uint32_t n) {
     if (n & 1) sum += (u64)b[n - 1] << 8;
     while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
     return ~sum & 0xFFFF;
+}
+
+/* v1model's hash algorithms (BMv2's definitions) over n bytes */
+static u64 crc16(const uint8_t *b, uint32_t n) {  /* CRC-16/ARC */
+    u64 crc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        crc ^= b[i];
+        for (int k = 0; k < 8; k++) crc = (crc & 1) ? (crc >> 1) ^ 0xA001 : crc >> 1;
+    }
+    return crc;
+}
+static u64 crc32(const uint8_t *b, uint32_t n) {  /* CRC-32/IEEE 802.3 */
+    u64 crc = 0xFFFFFFFFULL;
+    for (uint32_t i = 0; i < n; i++) {
+        crc ^= b[i];
+        for (int k = 0; k < 8; k++) crc = (crc & 1) ? (crc >> 1) ^ 0xEDB88320ULL : crc >> 1;
+    }
+    return crc ^ 0xFFFFFFFFULL;
+}
+static u64 xor16(const uint8_t *b, uint32_t n) {  /* big-endian words, a last odd byte high */
+    u64 x = 0;
+    for (uint32_t i = 0; i < n; i += 2) x ^= ((u64)b[i] << 8) | (i + 1 < n ? b[i + 1] : 0);
+    return x;
+}
+static u64 identity(const uint8_t *b, uint32_t n) {  /* the first min(8, n) bytes */
+    u64 v = 0;
+    for (uint32_t i = 0; i < n && i < 8; i++) v = (v << 8) | b[i];
+    return v;
 }
 
 static inline u64 dv(u64 a, u64 b, u64 m) { (void)m; return b ? a / b : 0; }
@@ -137,6 +166,7 @@ static void state_restore(ctx *c, const uint8_t *state, const uint8_t *data, uin
     c->data = data; c->len = len;
 }
 u64 *lg_errors(ctx *c) { return &c->nerrors; }
+void lg_rng(ctx *c, u64 (*draw)(int, u64, u64)) { c->draw = draw; }
 void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit) {
     c->drop_port = drop_port; c->parser_limit = parser_limit;
 }
