@@ -139,6 +139,36 @@ control C(inout headers hdr, inout meta_t m) { apply { } }
 control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.h); pk.emit(hdr.o); } }
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
+NESTED_P4 = """#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers { h_t h; }
+struct meta_t { bit<8> unused; }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control Add(inout bit<8> x) {
+    action add(bit<8> d) { x = x + d; }
+    table t { key = { x: exact; } actions = { add; NoAction; } default_action = add(1); }
+    apply { t.apply(); }
+}
+control Twice(inout bit<8> x) { Add() inner; apply { inner.apply(x); inner.apply(x); } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    Twice() first;
+    Twice() second;
+    apply { first.apply(hdr.h.a); second.apply(hdr.h.b); sm.egress_spec = 2; }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+NESTED_STF = """
+setdefault I.second.inner.t I.second.inner.add(d:16)
+packet 1 0000
+expect 2 0220
+"""
 HASHES_STF = """
 packet 1 00 1234 56
 packet 1 01 abcd ef 99
@@ -300,6 +330,14 @@ def test_hashes_random_and_struct_parameters(optimise: bool) -> None:
     assert values[0] == 0 and values[1] == 0xFB36  # max 0: the base; CRC-16/ARC of 12 34 56
     assert len({values[6], values[16]}) == 2  # HashAlgorithm.random: drawn
     assert len({values[7], values[17]}) == 2 and min(values[7], values[17]) >= 10
+
+
+def test_a_control_instance_inside_two_instances(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A control that instantiates another, itself instantiated twice: one C function and one
+    table per instance (I.first.inner.t, I.second.inner.t)."""
+    monkeypatch.setenv(ENGINE_ENV, "python")
+    assert "PASS" in stf_on_both(tmp_path, capsys, NESTED_P4, NESTED_STF)
 
 
 def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path) -> None:

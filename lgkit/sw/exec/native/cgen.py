@@ -115,7 +115,9 @@ class _Gen:
         self.table_list: list[TableSpec] = []
         self.register_list: list[ArraySpec] = []
         self.counter_list: list[ArraySpec] = []
-        self.controls: dict[int, tuple[int, ir.ControlDecl]] = {}  # id(InstanceDecl) -> C id
+        # id(InstanceDecl) -> the C id, the decl and the places of its parameters
+        self.controls: dict[int, tuple[int, ir.ControlDecl, list[Any]]] = {}
+        self.control_count = 0
         self.roots: dict[str, Node] = {}
         self.env: dict[int, Any] = {}  # id(decl) -> slot, Node, C text or ("table", spec)
         self.temps = 0
@@ -219,8 +221,9 @@ class _Gen:
         copy-out at its apply, as for functions); its locals are named under `prefix`."""
         if d.args or decl.ctor_params or decl.type_params:
             raise Unsupported(f"control {decl.name} with constructor or type parameters")
-        for p in decl.params:
-            self.env[id(p)] = self.layout.value(p.type_ref.resolved)
+        places = [self.layout.value(p.type_ref.resolved) for p in decl.params]
+        for p, place in zip(decl.params, places, strict=True):
+            self.env[id(p)] = place
         for local in decl.locals:
             if isinstance(local, ir.ActionDecl):
                 self.actions.pop(id(local), None)  # this instance's own
@@ -229,8 +232,13 @@ class _Gen:
             self._local(fn, local, prefix)
         self._stmt(fn, decl.apply)
         fn.line("done: ;")
-        index = len(self.controls)
-        self.controls[id(d)] = (index, decl)
+        # a control's local instance is one decl in every instance of that control: its C
+        # function and its parameters' places are made once per enclosing instance, whose body
+        # (generated right after its locals) applies the latest; the places are kept here as
+        # env[id(param)] moves on to the next instance
+        index = self.control_count
+        self.control_count += 1
+        self.controls[id(d)] = (index, decl, places)
         self.functions.append(f"static void ctl_{index}(ctx *c) {{\n" + "\n".join(fn.lines)
                               + "\n}")
 
@@ -624,26 +632,25 @@ class _Gen:
         found = self.controls.get(id(getattr(_method(call).expr, "decl", None)))
         if found is None:
             raise Unsupported("apply of a parser or of a block passed as a parameter")
-        index, decl = found
-        for p, a in zip(decl.params, call.args, strict=True):
-            place = self.env[id(p)]
+        index, decl, places = found
+        for p, place, a in zip(decl.params, places, call.args, strict=True):
             if p.direction in ("in", "inout", ""):
                 self._assign(fn, a.value, a.value, target=place)
             else:
                 slots = [place] if isinstance(place, int) else place.slots()
                 fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
         fn.line(f"ctl_{index}(c);")
-        self._copy_out(fn, call, decl.params)
+        for p, place, a in zip(decl.params, places, call.args, strict=True):
+            if p.direction in ("out", "inout") and not isinstance(a.value, ir.DontCare):
+                self._store_back(fn, place, a.value)
         fn.line(f"if (c->exited) {fn.leave()}")
 
-    def _outs(self, call: ir.Call, params: list[ir.Param] | None = None
-              ) -> list[tuple[ir.Param, ir.Expr]]:
-        params = call.callee.params if params is None else params
-        return [(p, a.value) for p, a in zip(params, call.args, strict=True)
+    def _outs(self, call: ir.Call) -> list[tuple[ir.Param, ir.Expr]]:
+        return [(p, a.value) for p, a in zip(call.callee.params, call.args, strict=True)
                 if p.direction in ("out", "inout") and not isinstance(a.value, ir.DontCare)]
 
-    def _copy_out(self, fn: _Fn, call: ir.Call, params: list[ir.Param] | None = None) -> None:
-        for p, arg in self._outs(call, params):
+    def _copy_out(self, fn: _Fn, call: ir.Call) -> None:
+        for p, arg in self._outs(call):
             self._store_back(fn, self.env[id(p)], arg)
 
     def _store_back(self, fn: _Fn, place: Any, arg: ir.Expr) -> None:
