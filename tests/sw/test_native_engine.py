@@ -100,7 +100,8 @@ expect 2 02C60204080A0C
 packet 1 02 02
 expect 2 00
 """
-TRUNCATING_P4 = ROUTER_P4.replace("l2_check.apply();", "l2_check.apply(); truncate(32w64);")
+DIGESTING_P4 = ROUTER_P4.replace("l2_check.apply();",
+                                 "l2_check.apply(); digest<bit<32>>(1, hdr.ipv4.srcAddr);")
 HASHES_P4 = """#include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<16> b; bit<8> c; }
@@ -354,11 +355,11 @@ def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path)
 
 def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.CaptureFixture[str]
                                                            ) -> None:
-    compiled = compile_source(TRUNCATING_P4, "truncating.p4")
+    compiled = compile_source(DIGESTING_P4, "digesting.p4")
     pl = Pipeline.load(compiled)
     assert use_engine(pl, compiled.ir, "native") is None
     err = capsys.readouterr().err
-    assert err == "native: unsupported extern truncate; using the python engine\n"
+    assert err == "native: unsupported extern digest; using the python engine\n"
     assert pl.run_untimed(1, router_packet(0x0A000107)) == []  # python runs it (no entries)
 
 

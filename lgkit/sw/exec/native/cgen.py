@@ -31,6 +31,15 @@ from lgkit.sw.lang.types import BitsT, BoolT, EnumT, ExternT, StackT, StructLike
 BLOCK_PARAMS = {"p": ("pkt", "H", "M", "SM"), "vr": ("H", "M"), "ig": ("H", "M", "SM"),
                 "eg": ("H", "M", "SM"), "ck": ("H", "M"), "dep": ("pkt", "H")}
 EXTERN_FUNCTIONS = ("mark_to_drop", "verify_checksum", "update_checksum", "hash", "random")
+# end-of-pass requests: name -> (its C, formatted with the arguments' C values); runtime_c's RQ_*
+REQUESTS = {
+    "clone": "c->F[RQ_CLONE] = 1; c->F[RQ_CLONE_SESSION] = {1}; c->F[RQ_CLONE_FL] = NO_FL;",
+    "clone_preserving_field_list": "c->F[RQ_CLONE] = 1; c->F[RQ_CLONE_SESSION] = {1}; "
+                                   "c->F[RQ_CLONE_FL] = {2};",
+    "recirculate_preserving_field_list": "c->F[RQ_RECIRC] = 1; c->F[RQ_RECIRC_FL] = {0};",
+    "truncate": "c->F[RQ_TRUNC] = 1; c->F[RQ_TRUNC_LEN] = {0};",
+    "resubmit_preserving_field_list": "c->F[RQ_RESUB] = 1; c->F[RQ_RESUB_FL] = {0};",
+}
 # HashAlgorithm -> the C function of runtime_c.py (BMv2's crc16_custom / crc32_custom defaults
 # are CRC-16/ARC and CRC-32/IEEE, as interp/hashes.py)
 HASHES = {"crc16": "crc16", "crc16_custom": "crc16", "crc32": "crc32", "crc32_custom": "crc32",
@@ -71,6 +80,9 @@ class Program:
     max_header_bytes: int = 0
     widths: list[int] = field(default_factory=list)  # of every slot
     sm: dict[str, int] = field(default_factory=dict)  # standard_metadata's scalar slots
+    field_lists: dict[int, list[int]] = field(default_factory=dict)  # @field_list id -> slots
+    header_slots: list[int] = field(default_factory=list)  # every slot of the headers
+    requests: bool = False  # it clones, resubmits, recirculates, truncates or multicasts
 
 
 def generate(program: ir.Program) -> Program:
@@ -118,6 +130,7 @@ class _Gen:
         # id(InstanceDecl) -> the C id, the decl and the places of its parameters
         self.controls: dict[int, tuple[int, ir.ControlDecl, list[Any]]] = {}
         self.control_count = 0
+        self.requests = False
         self.roots: dict[str, Node] = {}
         self.env: dict[int, Any] = {}  # id(decl) -> slot, Node, C text or ("table", spec)
         self.temps = 0
@@ -146,7 +159,31 @@ class _Gen:
         return Program(self._source(bodies), self.table_list, self.register_list,
                        self.counter_list,
                        self.emit_bytes, self.layout.widths,
-                       {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)})
+                       {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)},
+                       self._field_lists(), self.roots["H"].slots(), self.requests)
+
+    def _field_lists(self) -> dict[int, list[int]]:
+        """@field_list(ids...) annotated user metadata fields (nested structs included); an id
+        is an integer literal or the name of a top-level integer constant."""
+        consts = {d.name: d.value for d in self.program.decls
+                  if isinstance(d, ir.ConstDecl) and isinstance(d.value, int)}
+        out: dict[int, list[int]] = {}
+
+        def walk(node: Node) -> None:
+            t = node.type
+            for name, place in node.fields.items():
+                tokens = t.field_annotations.get(name, {}).get("field_list")
+                slots = [place] if isinstance(place, int) else place.slots()
+                for tok in " ".join(tokens or ()).replace(",", " ").split():
+                    ident = consts.get(tok)
+                    if ident is None and not tok.lstrip("-").isdigit():
+                        raise Unsupported(f"@field_list({tok})")
+                    out.setdefault(int(tok, 0) if ident is None else ident, []).extend(slots)
+                if isinstance(place, Node):
+                    walk(place)
+
+        walk(self.roots["M"])
+        return out
 
     def _roots(self, blocks: dict[str, ir.Decl]) -> None:
         ingress = blocks["ig"]
@@ -541,6 +578,7 @@ class _Gen:
                 self._initialise(fn, dst, rhs)
                 return
             assert rhs is not None, "a struct-like assignment always has its right-hand side"
+            self._writes(dst.slots())
             src = self._agg(rhs)
             pairs = zip(dst.slots(), src.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{s}];" for d, s in pairs) or ";")
@@ -555,8 +593,7 @@ class _Gen:
             return
         if isinstance(dst, str):
             raise Unsupported("assignment to an action parameter")
-        if dst == self._sm("mcast_grp"):
-            raise Unsupported("multicast (an assignment to mcast_grp)")
+        self._writes([dst])
         fn.line(f"c->F[{dst}] = {self._value(fn, rhs, rhs_text)};")
 
     def _value(self, fn: _Fn, rhs: ir.Expr | None, value: str) -> str:
@@ -657,6 +694,7 @@ class _Gen:
         """Copy-out: an out/inout parameter's slots into the argument."""
         if isinstance(place, Node | Stack):
             dst = self._agg(arg)
+            self._writes(dst.slots())
             pairs = zip(dst.slots(), place.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
         else:
@@ -728,9 +766,15 @@ class _Gen:
 
     def _extern_function(self, fn: _Fn, call: ir.Call) -> None:
         name = call.callee.name
-        if name not in EXTERN_FUNCTIONS:
+        if name not in EXTERN_FUNCTIONS and name not in REQUESTS:
             raise Unsupported(f"extern {name}")
         args = [a.value for a in call.args]
+        if name in REQUESTS:
+            self.requests = True
+            template = REQUESTS[name]
+            fn.line(template.format(*[self._ex(fn, a) if f"{{{i}}}" in template else ""
+                                      for i, a in enumerate(args)]))
+            return
         if name == "mark_to_drop":
             sm = self._node(args[0]) if args else self.roots["SM"]
             fn.line(f"c->F[{sm.fields['egress_spec']}] = c->drop_port; "
@@ -908,6 +952,11 @@ class _Gen:
         if not isinstance(found, int):
             raise Unsupported("a struct, header or parameter where a field was expected")
         return found
+
+    def _writes(self, slots: list[int]) -> None:
+        """Note a write of standard_metadata.mcast_grp: the program multicasts."""
+        if self._sm("mcast_grp") in slots:
+            self.requests = True
 
     def _sm(self, name: str) -> int | None:
         slot = self.roots["SM"].fields.get(name)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.tables import Lpm, Table, key_matcher, normalised_key
-from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressResult
+from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
 from lgkit.sw.exec.native.cgen import DRAW_BITS64, RANGE_ERRORS, Program
 from lgkit.sw.exec.native.layout import Unsupported
 from lgkit.sw.exec.native.runtime_c import MAX_ERRORS
@@ -29,11 +29,17 @@ U64 = ctypes.c_uint64
 U64P = ctypes.POINTER(U64)
 PTR, INT, U32, BUF = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_char_p
 DRAW = ctypes.CFUNCTYPE(U64, INT, U64, U64)  # the generator callback (cgen's DRAW_*)
+# the end-of-pass requests after the slots and the 3 cursor registers (runtime_c's RQ_*)
+CLONE, SESSION, CLONE_FL, RECIRC, RECIRC_FL, TRUNC, TRUNC_LEN, RESUB, RESUB_FL = range(9)
+TAIL = 3 + 9  # the cursor registers and the requests
+NO_FL = (1 << 64) - 1
+INGRESS_CLONE, EGRESS_CLONE, RECIRCULATED, REPLICA, RESUBMITTED = 1, 2, 4, 5, 6  # instance_type
 NO_ACTION = -1  # an action the program never runs (a table's implicit NoAction default)
 SIGNATURES = {  # name: (argument types, result type)
     "lg_new": ([], PTR),
     "lg_free": ([PTR], None),
     "lg_slots": ([PTR], PTR),
+    "lg_clone_slots": ([PTR], PTR),
     "lg_errors": ([PTR], PTR),
     "lg_config": ([PTR, U64, U32], None),
     "lg_rng": ([PTR, DRAW], None),
@@ -41,8 +47,10 @@ SIGNATURES = {  # name: (argument types, result type)
     "lg_table": ([PTR, INT, INT, INT, INT, U64P, ctypes.POINTER(ctypes.c_int32), U64P, INT,
                   U64P], None),
     "lg_ingress": ([PTR, U32, BUF, U32, U64], ctypes.c_long),
+    "lg_ingress_job": ([PTR, BUF, U32, U64, U64, U64P, U32], ctypes.c_long),
+    "lg_parse": ([PTR, U32, BUF, U32], None),
     "lg_state_save": ([PTR], None),
-    "lg_egress_saved": ([PTR, BUF, BUF, U32] + [U64] * 6 + [BUF], ctypes.c_long),
+    "lg_egress_saved": ([PTR, BUF, BUF, U32] + [U64] * 7 + [BUF], ctypes.c_long),
     "lg_run": ([PTR, U32, BUF, U32, U64, U64, BUF], ctypes.c_long),
     "lg_nop": ([PTR, U32, BUF, U32, U64], ctypes.c_long),
 }
@@ -75,8 +83,10 @@ class NativeEngine:
         self._draw = DRAW(self._drawn)  # kept: the C side calls it
         lib.lg_rng(self.ctx, self._draw)
         nslots = len(program.widths)
-        self._slots = (U64 * (nslots + 3)).from_address(lib.lg_slots(self.ctx))
-        self._state_bytes = (nslots + 3) * 8
+        self._rq = nslots + 3  # where the requests start
+        self._slots = (U64 * (nslots + TAIL)).from_address(lib.lg_slots(self.ctx))
+        self._clone_slots = (U64 * (nslots + TAIL)).from_address(lib.lg_clone_slots(self.ctx))
+        self._state_bytes = (nslots + TAIL) * 8
         self._sm = program.sm
         self._errors = (U64 * (1 + 2 * MAX_ERRORS)).from_address(lib.lg_errors(self.ctx))
         self._out = ctypes.create_string_buffer(2048)
@@ -170,18 +180,96 @@ class NativeEngine:
     def ingress_pass(self, port: int, data: bytes, now: int) -> IngressResult:
         """Pipeline.ingress on the native engine: the packet's egress job, or a drop."""
         self.refresh()
-        spec = self._ingress(self.ctx, port, data, len(data), now)
+        return self._ingress_end(self._ingress(self.ctx, port, data, len(data), now), data)
+
+    def ingress_job(self, job: IngressJob, now: int) -> IngressResult:
+        """Pipeline.ingress_job on the native engine: a recirculated packet's ingress pass."""
+        self.refresh()
+        pre = _u64s([v for pair in job.preserved for v in pair])
+        return self._ingress_end(self.lib.lg_ingress_job(
+            self.ctx, job.data, len(job.data), now, job.instance_type, pre,
+            len(job.preserved)), job.data)
+
+    def _ingress_end(self, spec: int, data: bytes) -> IngressResult:
+        """The jobs of an ingress pass (-1 dropped, -3 cloned or multicast, else the port),
+        in the Python engine's order (arch/v1model/passes.py)."""
         if self._errors[0]:
             self._log_errors()
-        if spec < 0:
+        if spec == -1:
             return IngressResult([], None, 1)
         self.lib.lg_state_save(self.ctx)
         slots, sm = self._slots, self._sm
-        state = (ctypes.string_at(slots, self._state_bytes), data)
-        priority = slots[sm["priority"]] if "priority" in sm else 0
-        rid = slots[sm["egress_rid"]] if "egress_rid" in sm else 0
-        plen = slots[len(slots) - 2]
-        return IngressResult([EgressJob(spec, priority, 0, rid, plen, state)], None, 0)
+        if spec >= 0:  # unicast: the state as it is
+            state = (ctypes.string_at(slots, self._state_bytes), data)
+            priority = slots[sm["priority"]] if "priority" in sm else 0
+            rid = slots[sm["egress_rid"]] if "egress_rid" in sm else 0
+            return IngressResult([EgressJob(spec, priority, 0, rid, slots[self._rq - 2], state)],
+                                 None, 0)
+        S = list(slots)
+        result = IngressResult([], None, 0)
+        rq = self._rq
+        if S[rq + CLONE]:
+            result.egress.extend(self._ingress_clone(S, data))
+        if S[rq + RESUB]:
+            result.resubmit = IngressJob(data, RESUBMITTED, self._preserved(S, S[rq + RESUB_FL]))
+            return result
+        mgid = S[sm["mcast_grp"]]
+        if mgid:
+            for rid, out_port in self.pl.mc_groups.get(mgid, ()):
+                copy = S[:]
+                copy[sm["egress_rid"]] = rid & 0xFFFF
+                copy[sm["instance_type"]] = REPLICA
+                copy[rq + RECIRC] = 0
+                result.egress.append(self._job(copy, out_port, REPLICA, data, rid))
+            return result
+        spec = S[sm["egress_spec"]]
+        if spec == self.pl.drop_port:
+            result.drops = 1
+            return result
+        S[sm["instance_type"]] = 0
+        result.egress.append(self._job(S, spec, 0, data))
+        return result
+
+    def _ingress_clone(self, S: list[int], data: bytes) -> list[EgressJob]:
+        """I2E: the original bytes parsed again, metadata reset but for the field list."""
+        sm, rq = self._sm, self._rq
+        targets = self.pl.clone_sessions.get(S[rq + SESSION])
+        if not targets:
+            return []
+        self.lib.lg_parse(self.ctx, S[sm["ingress_port"]], data, len(data))
+        if self._errors[0]:
+            self._log_errors()
+        parsed = list(self._slots)
+        copy = self._fresh(S, S[rq + CLONE_FL])
+        for k in (*self.program.header_slots, rq - 3, rq - 2, rq - 1):
+            copy[k] = parsed[k]
+        copy[sm["instance_type"]] = INGRESS_CLONE
+        return self._replicas(copy, targets, INGRESS_CLONE, data)
+
+    def _fresh(self, S: list[int], field_list: int) -> list[int]:
+        """Zero slots with the field list's copied from S (no requests)."""
+        copy = [0] * len(S)
+        for k in self.program.field_lists.get(field_list, ()) if field_list != NO_FL else ():
+            copy[k] = S[k]
+        return copy
+
+    def _replicas(self, copy: list[int], targets: list[tuple[int, int]], instance_type: int,
+                  data: bytes) -> list[EgressJob]:
+        jobs = []
+        for out_port, rid in targets:
+            replica = copy[:]
+            replica[self._sm["egress_rid"]] = rid & 0xFFFF
+            jobs.append(self._job(replica, out_port, instance_type, data, rid))
+        return jobs
+
+    def _job(self, S: list[int], port: int, instance_type: int, data: bytes,
+             rid: int | None = None) -> EgressJob:
+        sm = self._sm
+        priority = S[sm["priority"]] if "priority" in sm else 0
+        if rid is None:
+            rid = S[sm["egress_rid"]] if "egress_rid" in sm else 0
+        state = (bytes((U64 * len(S))(*S)), data)
+        return EgressJob(port, priority, instance_type, rid, S[self._rq - 2], state)
 
     def egress_pass(self, job: EgressJob, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
                     enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult:
@@ -192,13 +280,42 @@ class NativeEngine:
         if n > self._fits:
             self._room(n)
         out = self._out
-        length = self._egress(self.ctx, state, data, n, job.port, now, enq_qdepth, deq_qdepth,
-                              enq_timestamp, deq_timedelta, out)
+        length = self._egress(self.ctx, state, data, n, job.port, job.instance_type, now,
+                              enq_qdepth, deq_qdepth, enq_timestamp, deq_timedelta, out)
         if self._errors[0]:
             self._log_errors()
+        slots, rq = self._slots, self._rq
+        result = EgressResult(None, [], None, length < 0)
+        if slots[rq + CLONE]:
+            result.clones = self._egress_clone(data)
         if length < 0:
-            return EgressResult(None, [], None, True)
-        return EgressResult((job.port, ctypes.string_at(out, length)), [], None, False)
+            return result
+        sent = ctypes.string_at(out, length)
+        if slots[rq + RECIRC]:
+            result.recirculate = IngressJob(sent, RECIRCULATED,
+                                            self._preserved(slots, slots[rq + RECIRC_FL]))
+            return result
+        if slots[rq + TRUNC] and slots[rq + TRUNC_LEN] < length:
+            sent = sent[: slots[rq + TRUNC_LEN]]
+        result.out = (job.port, sent)
+        return result
+
+    def _preserved(self, S: Any, field_list: int) -> tuple[tuple[int, int], ...]:
+        """IngressJob.preserved of the native engine: the field list's (slot, value) pairs."""
+        return tuple((k, S[k]) for k in self.program.field_lists.get(field_list, ()))
+
+    def _egress_clone(self, data: bytes) -> list[EgressJob]:
+        """E2E: the headers after egress, metadata reset but for the field list."""
+        sm, rq = self._sm, self._rq
+        S = list(self._clone_slots)
+        targets = self.pl.clone_sessions.get(S[rq + SESSION])
+        if not targets:
+            return []
+        copy = self._fresh(S, S[rq + CLONE_FL])
+        for k in (*self.program.header_slots, rq - 3, rq - 2, rq - 1):
+            copy[k] = S[k]
+        copy[sm["instance_type"]] = EGRESS_CLONE
+        return self._replicas(copy, targets, EGRESS_CLONE, data)
 
     def _log_errors(self) -> None:
         """The pass's out-of-range register and counter accesses, logged as the Python engine

@@ -16,8 +16,22 @@ typedef struct {
     u64 *default_params;
 } table_t;
 
+/* the end-of-pass requests, after the saved cursor registers in F (engine.py reads them) */
+#define RQ (NSLOTS + 3)
+#define NO_FL 0xFFFFFFFFFFFFFFFFULL  /* clone() without a field list */
+#define RQ_CLONE (RQ + 0)
+#define RQ_CLONE_SESSION (RQ + 1)
+#define RQ_CLONE_FL (RQ + 2)
+#define RQ_RECIRC (RQ + 3)
+#define RQ_RECIRC_FL (RQ + 4)
+#define RQ_TRUNC (RQ + 5)
+#define RQ_TRUNC_LEN (RQ + 6)
+#define RQ_RESUB (RQ + 7)
+#define RQ_RESUB_FL (RQ + 8)
+
 typedef struct ctx {
-    u64 F[NSLOTS + 3];  /* the slots, then pos, plen and count_len when saved (lg_state) */
+    u64 F[NSLOTS + 3 + 9];  /* the slots, pos, plen and count_len when saved, the requests */
+    u64 CF[NSLOTS + 3 + 9];  /* F when egress asked for an E2E clone, before compute */
     const uint8_t *data; uint32_t len, pos;
     uint8_t *out; uint32_t opos;
     u64 plen, count_len, drop_port;
@@ -154,6 +168,7 @@ long lg_nop(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
     (void)c; (void)port; (void)data; (void)len; (void)now; return 0;  /* call cost */
 }
 u64 *lg_slots(ctx *c) { return c->F; }
+u64 *lg_clone_slots(ctx *c) { return c->CF; }
 
 /* The state a packet takes from ingress to egress: the slots and the cursor registers, saved
    in place (the caller copies F's STATE_BYTES) or restored from a copy. */
@@ -180,34 +195,66 @@ void lg_table(ctx *c, int i, int nrows, int nkeys, int nparams, u64 *rows, int32
     t->params = params; t->default_act = default_act; t->default_params = default_params;
 }
 
-/* An ingress pass: the egress spec of the packet, or -1 when it is dropped. `data` must stay
-   valid until its egress pass (the payload is read from it). */
-long lg_ingress(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
-    memset(c->F, 0, sizeof c->F);
+static long ingress_body(ctx *c, const uint8_t *data, uint32_t len) {
     c->data = data; c->len = len; c->pos = 0; c->plen = len; c->count_len = len;
-    c->F[SM_ingress_port] = port & 0x1FF;
-    c->F[SM_ingress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
-    c->F[SM_instance_type] = 0;
     c->F[SM_packet_length] = len;
     blk_p(c);
     blk_vr(c);
     blk_ig(c);
+    if (c->F[RQ_CLONE] || c->F[RQ_RESUB] || c->F[SM_mcast_grp]) return -3;  /* engine.py's */
     if (c->F[SM_egress_spec] == c->drop_port) return -1;
     c->F[SM_instance_type] = 0;
     return (long)c->F[SM_egress_spec];
 }
 
+/* An ingress pass: the egress spec of the packet, -1 when it is dropped, -3 when it cloned,
+   resubmitted or multicast (the caller makes the jobs). `data` must stay valid until its
+   egress pass (the payload is read from it). */
+long lg_ingress(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
+    memset(c->F, 0, sizeof c->F);
+    c->F[SM_ingress_port] = port & 0x1FF;
+    c->F[SM_ingress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
+    c->F[SM_instance_type] = 0;
+    return ingress_body(c, data, len);
+}
+
+/* An ingress pass of a recirculated or resubmitted packet: `pre` holds (slot, value) pairs of
+   its preserved field list. */
+long lg_ingress_job(ctx *c, const uint8_t *data, uint32_t len, u64 now, u64 instance_type,
+                    const u64 *pre, uint32_t npre) {
+    memset(c->F, 0, sizeof c->F);
+    for (uint32_t i = 0; i < npre; i++) c->F[pre[2 * i]] = pre[2 * i + 1];
+    if (instance_type == 0) {
+        c->F[SM_ingress_port] = 0;
+        c->F[SM_ingress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
+    }
+    c->F[SM_instance_type] = instance_type;
+    return ingress_body(c, data, len);
+}
+
+/* An I2E clone's parse of the original bytes (fresh slots, ingress_port set), saved in F. */
+void lg_parse(ctx *c, uint32_t port, const uint8_t *data, uint32_t len) {
+    memset(c->F, 0, sizeof c->F);
+    c->F[SM_ingress_port] = port;
+    c->data = data; c->len = len; c->pos = 0; c->plen = len; c->count_len = len;
+    blk_p(c);
+    blk_vr(c);
+    lg_state_save(c);
+}
+
 /* The egress pass of the packet ingress last accepted: the bytes to transmit in `out` (room
    for the input plus every header), their length, or -1 when egress drops it. */
-long lg_egress(ctx *c, u64 port, u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 enq_ts,
-               u64 deq_td, uint8_t *out) {
+long lg_egress(ctx *c, u64 port, u64 instance_type, u64 now, u64 enq_qdepth, u64 deq_qdepth,
+               u64 enq_ts, u64 deq_td, uint8_t *out) {
     c->F[SM_egress_port] = port & 0x1FF;
     c->F[SM_egress_spec] = 0;
     c->F[SM_packet_length] = c->plen;
-    c->F[SM_instance_type] = 0;
+    c->F[SM_instance_type] = instance_type;
     SET_OPTIONAL
     c->F[SM_egress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
+    c->F[RQ_CLONE] = 0;
     blk_eg(c);
+    if (c->F[RQ_CLONE]) { lg_state_save(c); memcpy(c->CF, c->F, sizeof c->F); }
     if (c->F[SM_egress_spec] == c->drop_port) return -1;
     blk_ck(c);
     c->out = out; c->opos = 0;
@@ -221,10 +268,10 @@ long lg_egress(ctx *c, u64 port, u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 en
 
 /* The egress pass of a saved packet (lg_state_save after its ingress). */
 long lg_egress_saved(ctx *c, const uint8_t *state, const uint8_t *data, uint32_t len, u64 port,
-                     u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 enq_ts, u64 deq_td,
-                     uint8_t *out) {
+                     u64 instance_type, u64 now, u64 enq_qdepth, u64 deq_qdepth, u64 enq_ts,
+                     u64 deq_td, uint8_t *out) {
     state_restore(c, state, data, len);
-    return lg_egress(c, port, now, enq_qdepth, deq_qdepth, enq_ts, deq_td, out);
+    return lg_egress(c, port, instance_type, now, enq_qdepth, deq_qdepth, enq_ts, deq_td, out);
 }
 
 /* Both passes of one packet, as the untimed driver runs them (egress at `now_eg`, its queue
@@ -233,7 +280,7 @@ long lg_run(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now_in
             uint8_t *out) {
     long spec = lg_ingress(c, port, data, len, now_in);
     if (spec < 0) return -1;
-    long n = lg_egress(c, (u64)spec, now_eg, 0, 0, now_eg, 0, out);
+    long n = lg_egress(c, (u64)spec, 0, now_eg, 0, 0, now_eg, 0, out);
     return n < 0 ? -2 : n * 1024 + (spec & 0x3FF);
 }
 """

@@ -1,11 +1,11 @@
 """Choosing the engine of a pipeline: `--engine native|python`, and the native untimed driver.
 
 `use_engine(pipeline, program, "native")` generates and builds the program's C and makes the
-pipeline's passes (`ingress`, `egress`: the switch's traffic manager) and untimed runs (STF,
-`run_untimed`) go through it; a construct the native engine does not cover, or no C compiler,
-leaves the Python engine in place with one printed line:
-`native: unsupported <what>; using the python engine`. Resubmitted and recirculated packets
-(`ingress_job`) never come from the native engine: it does not cover what makes them.
+pipeline's passes (`ingress`, `ingress_job`, `egress`: the switch's traffic manager) and
+untimed runs (STF, `run_untimed`) go through it; a construct the native engine does not cover,
+or no C compiler, leaves the Python engine in place with one printed line:
+`native: unsupported <what>; using the python engine`. A program that clones, recirculates or
+multicasts runs untimed through v1model's driver over the native passes.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture
+from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.cgen import generate
 from lgkit.sw.exec.native.engine import NativeEngine
@@ -48,6 +49,7 @@ def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine |
         return None
     pl.arch = NativeUntimed(pl.arch, native)
     pl.ingress, pl.egress = native.ingress_pass, native.egress_pass
+    pl.ingress_job = native.ingress_job
     return native
 
 
@@ -72,6 +74,8 @@ class NativeUntimed(Architecture):
         """One packet through ingress and egress on the native engine, each pass one tick of
         the pipeline's untimed clock (as the Python driver)."""
         native = self.native
+        if native.program.requests:  # clones, recirculation, multicast: the passes' driver
+            return run_untimed(pl, port, data)
         native.refresh()
         clock = pl.untimed_clock
         now_in = clock.tick()
