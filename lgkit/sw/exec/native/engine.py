@@ -165,7 +165,9 @@ class NativeEngine:
 
     def run(self, port: int, data: bytes, now_in: int, now_eg: int) -> tuple[int, bytes | None]:
         """Both passes in one call (egress at now_eg, its queue empty): (-1, None) when
-        ingress drops the packet, (-2, None) when egress does, else (port, bytes)."""
+        ingress drops the packet, (-2, None) when egress does, (-3, None) when ingress cloned,
+        resubmitted or multicast (a program with `requests` runs through the passes), else
+        (port, bytes)."""
         n = len(data)
         if n > self._fits:
             self._room(n)

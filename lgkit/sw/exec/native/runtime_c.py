@@ -279,7 +279,7 @@ long lg_egress_saved(ctx *c, const uint8_t *state, const uint8_t *data, uint32_t
 long lg_run(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now_in, u64 now_eg,
             uint8_t *out) {
     long spec = lg_ingress(c, port, data, len, now_in);
-    if (spec < 0) return -1;
+    if (spec < 0) return spec;  /* -3: jobs to make (a program with requests: not for lg_run) */
     long n = lg_egress(c, (u64)spec, 0, now_eg, 0, 0, now_eg, 0, out);
     return n < 0 ? -2 : n * 1024 + (spec & 0x3FF);
 }
