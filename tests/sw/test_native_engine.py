@@ -140,16 +140,8 @@ control C(inout headers hdr, inout meta_t m) { apply { } }
 control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.h); pk.emit(hdr.o); } }
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
-NESTED_P4 = """#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8> b; }
-struct headers { h_t h; }
-struct meta_t { bit<8> unused; }
-parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pk.extract(hdr.h); transition accept; }
-}
-control V(inout headers hdr, inout meta_t m) { apply { } }
-control Add(inout bit<8> x) {
+NESTED_P4 = (REGISTERS_P4[:REGISTERS_P4.index("control I(")].replace("idx", "a").replace("val", "b")
+             + """control Add(inout bit<8> x) {
     action add(bit<8> d) { x = x + d; }
     table t { key = { x: exact; } actions = { add; NoAction; } default_action = add(1); }
     apply { t.apply(); }
@@ -160,11 +152,8 @@ control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
     Twice() second;
     apply { first.apply(hdr.h.a); second.apply(hdr.h.b); sm.egress_spec = 2; }
 }
-control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control C(inout headers hdr, inout meta_t m) { apply { } }
-control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
+             + REGISTERS_P4[REGISTERS_P4.index("control E("):])
 NESTED_STF = """
 setdefault I.second.inner.t I.second.inner.add(d:16)
 packet 1 0000
