@@ -166,7 +166,7 @@ struct ig_meta_t {
     lg_global_cfg_t g;
     lg_port_cfg_t pc;        /* the port this pass belongs to */
     lg_carry_h mirror;       /* the mirror header of an ingress mirror */
-    bit<10> session;
+    MirrorId_t session;
     bit<1>  looped;          /* came back through a recirculation port */
     bit<1>  txcopy;          /* ... as a Tx-buffer copy (set by the parser) */
     /* What a looping packet brought in lg_carry_h (copied by the parser, 0 on a fresh frame):
@@ -210,7 +210,7 @@ struct eg_meta_t {
     lg_port_cfg_t ec;        /* egress_port's configuration */
     lg_global_cfg_t g;
     lg_carry_h mirror;       /* the mirror header of an egress mirror */
-    bit<10> session;
+    MirrorId_t session;
     bit<1>  drop;
 }
 

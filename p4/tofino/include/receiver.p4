@@ -109,7 +109,7 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
         meta.mirror.setValid();
         meta.mirror.kind = kind;
         meta.mirror.port = (bit<16>)meta.port;
-        meta.session = (bit<10>)session;
+        meta.session = (MirrorId_t)session;
         ig_dprsr_md.mirror_type = 1;
     }
 

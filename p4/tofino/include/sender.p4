@@ -267,7 +267,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             meta.mirror.first_pass = 1;
             meta.mirror.port = (bit<16>)port;
             meta.mirror.buf_len = eg_intr_md.pkt_length + 5;
-            meta.session = (bit<10>)meta.g.recirc_session;
+            meta.session = (MirrorId_t)meta.g.recirc_session;
         }
         if (first == 1) {
             data_first.apply();
