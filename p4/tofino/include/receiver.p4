@@ -365,7 +365,10 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
         size = 8;
     }
 
+    /* A control frame: an LG ACK or notification, or a PFC frame. (Constants of 16 bits and more
+     * in table actions: Tofino 2 cannot take them as immediates beside a stateful ALU.) */
     action control_frame() {
+        hdr.ethernet.ether_type = ETHERTYPE_LG;
         hdr.lg_data.setInvalid();
         hdr.lg_ack.setInvalid();
         hdr.lg_loss.setInvalid();
@@ -375,9 +378,33 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
     }
 
     /* Header validity set in a table action, not a gateway branch (Tofino PHV allocation). */
+    action pfc_frame() {
+        control_frame();
+        hdr.ethernet.dst_addr = 0x0180C2000001;
+        hdr.ethernet.ether_type = ETHERTYPE_PFC;
+    }
+
     table lg_control_frame {
-        actions = { control_frame; }
+        key = { hdr.carry.kind: exact; }
+        actions = { control_frame; pfc_frame; }
+        const entries = {
+            KIND_PAUSE: pfc_frame();
+            KIND_RESUME: pfc_frame();
+        }
+        size = 4;
         default_action = control_frame();
+    }
+
+    /* Piggybacking on a frame without the LG shim: lg_next goes in. */
+    action add_next() {
+        hdr.lg_next.setValid();
+        hdr.lg_next.ether_type = hdr.ethernet.ether_type;
+        hdr.ethernet.ether_type = ETHERTYPE_LG;
+    }
+
+    table piggy_shim {
+        actions = { add_next; }
+        default_action = add_next();
         size = 1;
     }
 
@@ -402,21 +429,17 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
         } else if (kind == KIND_NOTIFY) {
             set_leading.execute(port);
             ctl = 1;
-            hdr.ethernet.ether_type = ETHERTYPE_LG;
             emit = 1;
             t = LG_TYPE_ACK_LOSS;
             s = hdr.carry.ack;
         } else if (kind == KIND_PAUSE || kind == KIND_RESUME) {
             /* 802.1Qbb PFC on the normal priority: the sender's MAC pauses that queue. */
             ctl = 1;
-            hdr.ethernet.dst_addr = 0x0180C2000001;
-            hdr.ethernet.ether_type = ETHERTYPE_PFC;
         } else if (kind == KIND_ACK) {
             /* Dropped below when its budget is spent. */
             budget = ack_spend.execute(port);
             s = get_leading.execute(port);
             ctl = 1;
-            hdr.ethernet.ether_type = ETHERTYPE_LG;
             emit = 1;
         } else {
             /* Piggyback on whatever else leaves a receiver port: data, retransmissions,
@@ -425,9 +448,7 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
             emit = 1;
             if (!hdr.lg_data.isValid()) {
                 piggy = 1;
-                hdr.lg_next.setValid();
-                hdr.lg_next.ether_type = hdr.ethernet.ether_type;
-                hdr.ethernet.ether_type = ETHERTYPE_LG;
+                piggy_shim.apply();
             } else if (hdr.lg_data.dummy == 1) {
                 hdr.lg_data.more = 1;
             } else {

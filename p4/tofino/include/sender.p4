@@ -207,6 +207,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
 
     /* A dummy: lg_data alone (header validity set in a table action, not a gateway branch). */
     action make_dummy() {
+        hdr.ethernet.ether_type = ETHERTYPE_LG;
         hdr.lg_data.setValid();
         hdr.lg_next.setInvalid();
         hdr.ipv4.setInvalid();
@@ -222,6 +223,8 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
     action add_shim() {
         hdr.lg_next.setValid();
         hdr.lg_data.setValid();
+        hdr.lg_next.ether_type = hdr.ethernet.ether_type;
+        hdr.ethernet.ether_type = ETHERTYPE_LG;
     }
 
     table shim_frame {
@@ -247,7 +250,6 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             /* A dummy carries the last seq sent; dropped below when its budget is spent. */
             budget = spend.execute(port);
             s = last_seq.execute(port);
-            hdr.ethernet.ether_type = ETHERTYPE_LG;
             dummy_frame.apply();
             first = 1;
         } else if (kind == KIND_RETX) {
@@ -256,9 +258,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             hdr.lg_ack.setInvalid();
         } else if (kind == KIND_NONE && !hdr.lg_data.isValid()) {
             shim_frame.apply();
-            hdr.lg_next.ether_type = hdr.ethernet.ether_type;
             s = next_seq.execute(port);
-            hdr.ethernet.ether_type = ETHERTYPE_LG;
             first = 1;
             refill.execute(port);
             /* Tx buffer: an egress mirror (with the LG header) to the recirculation port. */
