@@ -97,7 +97,9 @@ def read_reports(logs: Path) -> Resources:
 
 
 def over_budget(used: Resources, budget: dict[str, float]) -> list[str]:
-    """The resources above their budget, as 'name used > budget' lines (empty: within)."""
+    """The resources above their budget, as 'name used > budget' lines (empty: within).
+
+    Keys starting with '_' are comments (where the figures come from)."""
     values = used.as_dict()
     return [f"{name} {values[name]:g} > {limit:g}" for name, limit in budget.items()
-            if values[name] > limit]
+            if not name.startswith("_") and values[name] > limit]

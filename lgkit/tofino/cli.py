@@ -21,7 +21,8 @@ AUTHORS = ("switch_impl/system_impl/sender/sender.p4",
 # The paper (SIGCOMM'23, Sec. 6): state for 256 ports takes ~9% of SRAM, ~25% of stateful ALUs.
 PAPER = {"sram_pct": 9.0, "salu_pct": 25.0}
 NOT_CHECKED = (
-    "behaviour of the TNA program (the kit's built-in target has no TNA model yet: no STF run)",
+    "behaviour of the TNA program (no STF test run here; the built-in target's TNA model runs "
+    "LinkGuardian scenarios: tests/sw/test_tna_lg.py)",
     "timing on the ASIC: line rate, recirculation and mirror-buffer bandwidth, pktgen periods",
     "the traffic manager: queue priorities, PFC pause honoured by the peer's MAC",
     "tofino-model / bf_switchd (not buildable here) and a real Tofino",

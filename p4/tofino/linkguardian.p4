@@ -45,13 +45,36 @@ action lg_set_port(inout lg_port_cfg_t cfg, bit<8> tx_epoch, bit<1> tx_on, bit<1
 /* Each lg_carry_h field in a PHV container of its own: passes write them from different sources. */
 @pa_solitary("ingress", "hdr.carry.ack")
 @pa_solitary("ingress", "hdr.carry.port")
-@pa_solitary("ingress", "meta.port")
+/* Fields written by tables of one stage each in a container of their own (a container shared
+ * with a field another table writes would push that table to a later stage). */
+@pa_solitary("ingress", "meta.drop")
+@pa_solitary("ingress", "meta.deliver")
+@pa_solitary("ingress", "meta.verdict")
+@pa_solitary("ingress", "meta.fresh")
+@pa_solitary("ingress", "meta.pfc")
+@pa_solitary("ingress", "meta.kcap")
+@pa_solitary("ingress", "meta.tx_ahead")
+@pa_solitary("ingress", "meta.h0")
+@pa_solitary("ingress", "meta.h1")
+@pa_solitary("ingress", "meta.h2")
+@pa_solitary("ingress", "meta.h3")
+@pa_solitary("ingress", "meta.g.recirc_port")
+@pa_solitary("ingress", "meta.g.loop_port")
+@pa_solitary("ingress", "meta.g.prio_normal")
+@pa_solitary("ingress", "meta.g.prio_high")
+@pa_solitary("ingress", "hdr.carry.kind")
+@pa_solitary("ingress", "hdr.carry.first_pass")
+@pa_solitary("ingress", "hdr.carry.skip")
+@pa_solitary("ingress", "hdr.carry.rx_update")
+@pa_solitary("ingress", "hdr.carry.ack_repeat")
+@pa_solitary("ingress", "hdr.carry.hole_size")
 control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
                   in ingress_intrinsic_metadata_t ig_intr_md,
                   in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                   inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                   inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     LgTxIngress() sender;
+    LgTxLoop() tx_loop;
     LgRxIngress() receiver;
     /* Time in units of 1.024 us (ns >> 10), through the hash unit (it does the shift). */
     Hash<bit<32>>(HashAlgorithm_t.IDENTITY) now_us;
@@ -61,25 +84,51 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
 
     table lg_global {
         actions = { lg_set_global(meta.g); @defaultonly NoAction; }
+        size = 1;
         default_action = NoAction();
     }
 
     table lg_port {
-        key = { meta.port[8:0]: exact; }
+        key = { meta.port: exact; }
         actions = { lg_set_port(meta.pc); @defaultonly NoAction; }
         size = LG_PORTS;
         default_action = NoAction();
     }
 
-    /* Packet-generator timer applications: which port gets a dummy or an explicit ACK. */
+    /* The seq32s of lg_data and lg_ack, each in an action of its own (32 bits of hash output
+     * per action), computed for every pass in the first stage. */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) data_seq32;
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) ack_seq32;
+
+    action set_data_seq() {
+        meta.seq = data_seq32.get({hdr.lg_data.era, hdr.lg_data.seq_no, 15w0});
+    }
+
+    @stage(0)
+    table data_seq {
+        actions = { set_data_seq; }
+        default_action = set_data_seq();
+        size = 1;
+    }
+
+    action set_ack_seq() {
+        meta.ack_seq = ack_seq32.get({hdr.lg_ack.era, hdr.lg_ack.leading_ack, 15w0});
+    }
+
+    table ack_seq {
+        actions = { set_ack_seq; }
+        default_action = set_ack_seq();
+        size = 1;
+    }
+
     /* A new lg_carry_h, every field written (Tofino writes its container whole). */
-    action carry_init(lg_kind_t kind) {
+    action carry_new(lg_kind_t kind, bit<16> port) {
         hdr.carry.setValid();
         hdr.carry.kind = kind;
         hdr.carry.first_pass = 0;
         hdr.carry.skip = 0;
         hdr.carry.rx_update = 0;
-        hdr.carry.port = 0;
+        hdr.carry.port = port;
         hdr.carry.ack_repeat = 0;
         hdr.carry.buf_len = 0;
         hdr.carry.ack = 0;
@@ -87,32 +136,47 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
         hdr.carry.hole_size = 0;
     }
 
+    /* Packet-generator timer applications: which port gets a dummy or an explicit ACK. */
     action lg_timer(bit<9> port, lg_kind_t kind) {
-        carry_init(kind);
-        meta.port = (bit<16>)port;
+        carry_new(kind, (bit<16>)port);
         ig_tm_md.ucast_egress_port = port;
+        hdr.timer.setInvalid();
+    }
+
+    action lg_timer_unknown() {
+        hdr.timer.setInvalid();
+        meta.drop = 1;
     }
 
     table lg_timers {
         key = { hdr.timer.app_id: exact; hdr.timer.batch_id: exact; }
-        actions = { lg_timer; @defaultonly NoAction; }
+        actions = { lg_timer; @defaultonly lg_timer_unknown; }
         size = 64;
-        default_action = NoAction();
+        default_action = lg_timer_unknown();
     }
 
     action ipv4_forward(bit<48> dst_addr, bit<9> port) {
-        ig_tm_md.ucast_egress_port = port;
-        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
-        hdr.ethernet.dst_addr = dst_addr;
-        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+        meta.l3 = 1;
+        meta.l3_port = port;
+        meta.l3_dmac = dst_addr;
     }
 
-    action l2_forward(bit<9> port) { ig_tm_md.ucast_egress_port = port; }
+    action drop() { meta.l3 = 2; }
 
-    action l2_flood(bit<16> group) { ig_tm_md.mcast_grp_a = group; }
+    action l2_forward(bit<9> port) {
+        meta.l2 = 1;
+        meta.l2_port = port;
+    }
 
-    action drop() { meta.drop = 1; }
+    action l2_flood(bit<16> group) {
+        meta.l2 = 2;
+        meta.l2_group = group;
+    }
 
+    action l2_drop() { meta.l2 = 3; }
+
+    /* The tables and action parameters of p4/include/forwarding.p4 (l2_fwd's drop is named
+     * l2_drop here): looked up in parallel, applied where a frame is delivered. */
     table ipv4_lpm {
         key = { hdr.ipv4.dst_addr: lpm; }
         actions = { ipv4_forward; drop; NoAction; }
@@ -122,9 +186,16 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
 
     table l2_fwd {
         key = { hdr.ethernet.dst_addr: exact; }
-        actions = { l2_forward; l2_flood; drop; }
+        actions = { l2_forward; l2_flood; l2_drop; }
         size = 1024;
-        default_action = drop();
+        default_action = l2_drop();
+    }
+
+    action route() {
+        ig_tm_md.ucast_egress_port = meta.l3_port;
+        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
+        hdr.ethernet.dst_addr = meta.l3_dmac;
+        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
     }
 
     action strip() {
@@ -133,6 +204,7 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
         hdr.lg_loss.setInvalid();
         hdr.lg_ctrl.setInvalid();
         hdr.lg_next.setInvalid();
+        hdr.carry.kind = KIND_NONE;
     }
 
     /* Leaving the protected link: the LG shim goes. */
@@ -142,68 +214,70 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
         size = 1;
     }
 
+    /* What each pass needs is computed in the first stages for every pass (configuration,
+     * seq32s, time), so the sender's and the receiver's register accesses run in parallel. */
     apply {
         lg_global.apply();
-        if (meta.g.loop_port == 0) { meta.g.loop_port = meta.g.recirc_port; }
-        meta.now = now_us.get({ig_prsr_md.global_tstamp[41:10]});
-        if (hdr.timer.isValid()) {
-            carry_init(KIND_NONE);
-            lg_timers.apply();
-            hdr.timer.setInvalid();
-            if (hdr.carry.kind == KIND_NONE) { meta.drop = 1; }
-        } else if (meta.looped == 1) {
-            meta.port = hdr.carry.port;
-        } else {
-            carry_init(KIND_NONE);
-            meta.port = (bit<16>)ig_intr_md.ingress_port;
-            lg_cnt_c.count(meta.port[8:0]);
-        }
         lg_port.apply();
-        hdr.carry.port = meta.port;
-        hdr.carry.ack_repeat = meta.pc.ack_repeat;
-
-        bit<1> timer = 0;
-        if (hdr.carry.kind == KIND_DUMMY || hdr.carry.kind == KIND_ACK) { timer = 1; }
-        bit<1> feedback = 0;
-        if (meta.looped == 0 && (hdr.lg_ack.isValid() || hdr.lg_ctrl.isValid())) { feedback = 1; }
-        bit<1> control_only = 0;
-        if (feedback == 1 && !hdr.lg_data.isValid()) { control_only = 1; }
-        bit<1> txcopy = 0;
-        if (meta.looped == 1 && hdr.carry.kind == KIND_TXCOPY) { txcopy = 1; }
-        /* ACKs and notifications (alone or piggybacked on data), and Tx-buffer copies. */
-        if (timer == 0 && (feedback == 1 || txcopy == 1)) {
+        meta.now = now_us.get({ig_prsr_md.global_tstamp[41:10]});
+        data_seq.apply();
+        ack_seq.apply();
+        if (hdr.ipv4.isValid()) { ipv4_lpm.apply(); }
+        l2_fwd.apply();
+        if (meta.l3 == 1) { meta.out_port = meta.l3_port; } else { meta.out_port = meta.l2_port; }
+        /* The sender's register accesses: ACKs and notifications (alone or piggybacked on
+         * data) and Tx-buffer copies. */
+        if (!hdr.timer.isValid() && (meta.txcopy == 1
+                                     || (meta.looped == 0 && hdr.lg_ack.isValid()))) {
             sender.apply(hdr, meta, ig_intr_md, ig_dprsr_md, ig_tm_md);
         }
-        if (timer == 1 || txcopy == 1) {
+        if (hdr.timer.isValid()) {
             /* A timer packet goes straight to its port's egress, where the budget decides. */
-        } else if (control_only == 1) {
-            meta.drop = 1;
-        } else if (hdr.lg_data.isValid() && meta.pc.rx_on == 1) {
-            receiver.apply(hdr, meta, ig_dprsr_md, ig_tm_md);
-        } else if (meta.looped == 1 || hdr.timer.isValid()) {
-            meta.drop = 1;
-        } else if (hdr.lg_data.isValid() && hdr.lg_data.dummy == 1) {
-            meta.drop = 1;
+            lg_timers.apply();
         } else {
-            meta.deliver = 1;
+            if (meta.looped == 0) {
+                carry_new(KIND_NONE, (bit<16>)meta.port);
+                lg_cnt_c.count(meta.port);
+            }
+            if (meta.txcopy == 1) {
+                tx_loop.apply(hdr, meta, ig_tm_md);
+            } else if (hdr.lg_data.isValid() && meta.pc.rx_on == 1) {
+                receiver.apply(hdr, meta, ig_dprsr_md, ig_tm_md);
+            } else if (meta.looped == 1) {
+                meta.drop = 1;
+            } else if (hdr.lg_data.isValid()) {
+                if (hdr.lg_data.dummy == 1) { meta.drop = 1; } else { meta.deliver = 1; }
+            } else if (hdr.lg_ack.isValid() || hdr.lg_ctrl.isValid()) {
+                meta.drop = 1;  /* control only */
+            } else {
+                meta.deliver = 1;
+            }
         }
 
-        if (meta.deliver == 1 && meta.drop == 0) {
-            /* Leave the protected link: strip the LG shim and forward. */
+        if (meta.drop == 1) {
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (meta.deliver == 1) {
+            /* Leave the protected link: strip the LG shim and forward (IPv4 with TTL <= 1 is
+             * dropped, as p4/include/forwarding.p4 does). */
             if (hdr.lg_next.isValid()) { hdr.ethernet.ether_type = hdr.lg_next.ether_type; }
             lg_strip.apply();
-            hdr.carry.kind = KIND_NONE;
-            lg_cnt_d.count(meta.port[8:0]);
-            bool routed = false;
-            if (hdr.ipv4.isValid()) {
-                if (ipv4_lpm.apply().hit) { routed = true; }
+            lg_cnt_d.count(meta.port);
+            if (hdr.ipv4.isValid() && hdr.ipv4.ttl <= 1) {
+                ig_dprsr_md.drop_ctl = 1;
+            } else if (meta.l3 == 1) {
+                route();
+            } else if (meta.l3 == 2) {
+                ig_dprsr_md.drop_ctl = 1;
+            } else if (meta.l2 == 1) {
+                ig_tm_md.ucast_egress_port = meta.l2_port;
+            } else if (meta.l2 == 2) {
+                ig_tm_md.mcast_grp_a = meta.l2_group;
+            } else {
+                ig_dprsr_md.drop_ctl = 1;
             }
-            if (!routed) { l2_fwd.apply(); }
-            if (hdr.ipv4.isValid() && hdr.ipv4.ttl == 0) { meta.drop = 1; }
             ig_tm_md.qid = (QueueId_t)meta.g.prio_normal;
-            lg_cnt_a.count(ig_tm_md.ucast_egress_port);
+            lg_cnt_a.count(meta.out_port);
         }
-        if (meta.drop == 1) { ig_dprsr_md.drop_ctl = 1; }
     }
 }
 
@@ -226,6 +300,7 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
 
     table lg_global {
         actions = { lg_set_global(meta.g); @defaultonly NoAction; }
+        size = 1;
         default_action = NoAction();
     }
 
@@ -257,37 +332,31 @@ control LgEgress(inout headers_t hdr, inout eg_meta_t meta,
         size = 1;
     }
 
+    /* Conditions on fields in each gateway, no flags computed in a stage of their own. */
     apply {
         bit<9> port = eg_intr_md.egress_port;
         lg_global.apply();
-        if (meta.g.loop_port == 0) { meta.g.loop_port = meta.g.recirc_port; }
-        lg_kind_t kind = hdr.carry.kind;
-        bit<1> back = 0;  /* a looping pass on its way back to ingress, carrying lg_carry_h */
-        if ((kind == KIND_TXCOPY || kind == KIND_RXBUF)
-            && (port == meta.g.recirc_port || port == meta.g.loop_port)) {
-            back = 1;
-        }
-        if (back == 0) { lg_port.apply(); }
+        lg_port.apply();
+        rnd = (bit<32>)draw.get();
+        qd = (bit<32>)eg_intr_md.enq_qdepth;
         sender.apply(hdr, meta, eg_intr_md);
-        if (back == 0) {
+        /* A looping pass (a Tx copy or a buffered frame: ingress sends these kinds only to the
+         * recirculation and loop ports) keeps lg_carry_h and gets no LG fields. */
+        if (hdr.carry.kind == KIND_TXCOPY || hdr.carry.kind == KIND_RXBUF) {
+            /* back to ingress */
+        } else {
             receiver.apply(hdr, meta, eg_intr_md);
+            qdepth_seen.execute(port);
+            half = meta.ec.drop_threshold >> 1;
+            qt = (bit<32>)meta.ec.ecn_qdepth;
+            lg_compare.apply();
             if (meta.drop == 0) {
-                qdepth_seen.execute(port);
-                rnd = (bit<32>)draw.get();
-                half = meta.ec.drop_threshold >> 1;
-                qd = (bit<32>)eg_intr_md.enq_qdepth;
-                qt = (bit<32>)meta.ec.ecn_qdepth;
-                lg_compare.apply();
-                bit<1> deep = 0;
-                if (qdiff[31:31] == 0) { deep = 1; }
-                bit<1> lose = 0;
-                if (ddiff[31:31] == 0) { lose = 1; }
                 if (hdr.ipv4.isValid() && hdr.ipv4.ecn != 0 && meta.ec.ecn_qdepth != 0
-                    && deep == 1) {
+                    && qdiff[31:31] == 0) {
                     hdr.ipv4.ecn = 3;
                 }
                 lg_cnt_b.count(port);
-                if (meta.ec.drop_threshold != 0 && lose == 1) {
+                if (meta.ec.drop_threshold != 0 && ddiff[31:31] == 0) {
                     meta.drop = 1;
                     lg_cnt_corrupt_drops.count(port);
                 }

@@ -30,6 +30,8 @@ const lg_kind_t KIND_RETX   = 9;   /* sender: one retransmitted copy (multicast 
 const bit<32> SEQ_STEP = 32w1 << 15;
 /* reTxReqs: per port 4096 sequence numbers; LG_HOLE_REGS one-bit registers = K on Tofino. */
 typedef bit<20> hole_idx_t;        /* port[7:0] ++ seq[11:0] */
+/* LG_NB de-duplication: per port 2048 sequence numbers (a register lives in one stage). */
+typedef bit<19> seen_idx_t;        /* port[7:0] ++ seq[10:0] */
 const bit<8> LG_MAX_HOLES_TNA = 4;
 #define LG_PORTS 512
 
@@ -160,24 +162,55 @@ struct pair_t {
 }
 
 struct ig_meta_t {
-    bit<16> port;            /* protected port the pass belongs to (bits 8:0) */
+    bit<9>  port;            /* protected port the pass belongs to (set by the parser) */
     lg_global_cfg_t g;
     lg_port_cfg_t pc;        /* the port this pass belongs to */
     lg_carry_h mirror;       /* the mirror header of an ingress mirror */
-    bit<10> session;
+    MirrorId_t session;
     bit<1>  looped;          /* came back through a recirculation port */
+    bit<1>  txcopy;          /* ... as a Tx-buffer copy (set by the parser) */
+    /* What a looping packet brought in lg_carry_h (copied by the parser, 0 on a fresh frame):
+     * read from here, ingress does not wait for the table that starts a fresh lg_carry_h. */
+    bit<8>  in_first_pass;
+    bit<8>  in_skip;
+    bit<16> in_buf_len;
     bit<1>  deliver;
     bit<1>  drop;
-    bit<32> seq;             /* seq32 of lg_data, or of an ACK's leading_ack */
+    bit<32> seq;             /* seq32 of lg_data */
+    bit<32> ack_seq;         /* seq32 of lg_ack's leading_ack */
     bit<32> now;             /* ingress time in 1.024 us units (ns >> 10) */
-    bit<8>  tag;             /* LG_NB: 1 ++ seq17[16:12], the 4096-seq window of lg_data */
+    bit<32> ref;             /* now - rx_timeout_us */
+    bit<16> rx_len;          /* bytes a frame takes in the reordering buffer */
+    bit<8>  tag;             /* LG_NB: 1 ++ seq17[16:11], the 2048-seq window of lg_data */
+    bit<12> hs0;             /* reTxReqs register j is accessed at seq hs_j (port ++ hs_j) */
+    bit<12> hs1;
+    bit<12> hs2;
+    bit<12> hs3;
+    bit<8>  tx_ahead;        /* Tx copy: 1 = ahead of the leading ACK */
+    bit<1>  h0;              /* Tx copy: reTxReqs bits found (and cleared) */
+    bit<1>  h1;
+    bit<1>  h2;
+    bit<1>  h3;
+    bit<8>  verdict;         /* receiver, LG: Alg. 1's verdict (ORDER_*) */
+    bit<8>  fresh;           /* receiver, LG_NB: 1 = the first copy of a retransmission */
+    bit<8>  pfc;             /* receiver: 1 = send a PFC pause, 2 = a resume */
+    bit<8>  kcap;            /* receiver: K = min(rx_max_holes, LG_MAX_HOLES_TNA), at least 1 */
+    /* Forwarding, looked up for every pass in the first stage, used where a frame is
+     * delivered: l3 0 miss, 1 route, 2 drop; l2 1 port, 2 flood, 3 drop. */
+    bit<8>  l3;
+    bit<9>  l3_port;
+    bit<48> l3_dmac;
+    bit<8>  l2;
+    bit<9>  l2_port;
+    bit<16> l2_group;
+    bit<9>  out_port;        /* the port a delivered frame leaves by (for counter A) */
 }
 
 struct eg_meta_t {
     lg_port_cfg_t ec;        /* egress_port's configuration */
     lg_global_cfg_t g;
     lg_carry_h mirror;       /* the mirror header of an egress mirror */
-    bit<10> session;
+    MirrorId_t session;
     bit<1>  drop;
 }
 

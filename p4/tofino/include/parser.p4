@@ -74,16 +74,38 @@ parser LgIngressParser(packet_in pkt, out headers_t hdr, out ig_meta_t meta,
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         meta.looped = 0;
+        meta.txcopy = 0;
+        meta.in_first_pass = 0;
+        meta.in_skip = 0;
+        meta.in_buf_len = 0;
         transition select(ig_intr_md.ingress_port) {
             lg_loop_ports: parse_carry;
             lg_pktgen_ports: parse_timer;
-            default: parse_link;
+            default: parse_port;
         }
+    }
+
+    /* The pass's protected port: the ingress port, or the one a looping packet carries. */
+    state parse_port {
+        meta.port = ig_intr_md.ingress_port;
+        transition parse_link;
     }
 
     state parse_carry {
         pkt.extract(hdr.carry);
         meta.looped = 1;
+        meta.port = hdr.carry.port[8:0];
+        meta.in_first_pass = hdr.carry.first_pass;
+        meta.in_skip = hdr.carry.skip;
+        meta.in_buf_len = hdr.carry.buf_len;
+        transition select(hdr.carry.kind) {
+            KIND_TXCOPY: parse_txcopy;
+            default: parse_link;
+        }
+    }
+
+    state parse_txcopy {
+        meta.txcopy = 1;
         transition parse_link;
     }
 
