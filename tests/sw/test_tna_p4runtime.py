@@ -1,0 +1,184 @@
+"""TNA P4Info as bf-p4c writes it (pipe. names, barefoot extern entries), and a real gRPC
+P4Runtime client of the switch reaching a TNA program's table and register through it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from finsy.proto import p4i, p4r
+from test_p4rt_support import (
+    RunningSwitch,
+    StreamClient,
+    compile_program,
+    forwarding_config,
+    set_pipeline,
+)
+from testpaths import TESTS
+
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
+from lgkit.sw.lang.p4info import build_p4info, p4info_text
+from lgkit.sw.lang.tna_p4info import MESSAGES, TNA_REGISTER, standard_view
+from lgkit.sw.p4runtime.schema import P4InfoIndex
+
+PROGRAM = TESTS / "p4" / "tna" / "features.p4"
+PACKET = bytes.fromhex("000000000002 000000000001 0800 DEADBEEF".replace(" ", ""))
+BF_P4C_ONLY = {142, 144, 145}  # Digest, PortMetadata, Snapshot: extern entries we do not write
+
+COUNTERS = """#include <tna.p4>
+header eth_h { bit<48> dst; bit<48> src; bit<16> etype; }
+struct h_t { eth_h eth; }
+struct m_t { }
+struct pair_t { bit<16> lo; bit<16> hi; }
+parser IP(packet_in pkt, out h_t hdr, out m_t md, out ingress_intrinsic_metadata_t ig_intr_md) {
+    state start {
+        pkt.extract(ig_intr_md); pkt.advance(PORT_METADATA_SIZE); pkt.extract(hdr.eth);
+        transition accept;
+    }
+}
+control I(inout h_t hdr, inout m_t md, in ingress_intrinsic_metadata_t ig_intr_md,
+          in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+          inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+          inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    Counter<bit<32>, PortId_t>(512, CounterType_t.PACKETS_AND_BYTES) c;
+    DirectCounter<bit<32>>(CounterType_t.PACKETS) dc;
+    Register<pair_t, bit<8>>(256) pr;
+    RegisterAction<pair_t, bit<8>, bit<16>>(pr) pa = {
+        void apply(inout pair_t v, out bit<16> rv) { v.lo = v.lo + 1; rv = v.hi; }
+    };
+    action fwd(PortId_t port) {
+        ig_tm_md.ucast_egress_port = port; dc.count(); c.count(port);
+        hdr.eth.etype = pa.execute(0);
+    }
+    table t { key = { hdr.eth.dst : exact; } actions = { fwd; } counters = dc; size = 64; }
+    apply { t.apply(); }
+}
+control ID(packet_out pkt, inout h_t hdr, in m_t md,
+           in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) { apply { pkt.emit(hdr); } }
+parser EP(packet_in pkt, out h_t hdr, out m_t md, out egress_intrinsic_metadata_t eg_intr_md) {
+    state start { pkt.extract(eg_intr_md); transition accept; }
+}
+control E(inout h_t hdr, inout m_t md, in egress_intrinsic_metadata_t eg_intr_md,
+          in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+          inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+          inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) { apply { } }
+control ED(packet_out pkt, inout h_t hdr, in m_t md,
+           in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) { apply { pkt.emit(hdr); } }
+Pipeline(IP(), I(), ID(), EP(), E(), ED()) pipe;
+Switch(pipe) main;
+"""
+
+
+def extern_ids(info: p4i.P4Info) -> dict[str, tuple[int, int]]:
+    return {i.preamble.name: (e.extern_type_id, i.preamble.id)
+            for e in info.externs for i in e.instances}
+
+
+def test_tables_and_externs_carry_the_pipeline_instance_and_bf_p4c_ids() -> None:
+    info = build_p4info(compile_file(str(PROGRAM)).ir)
+    assert info.pkg_info.arch == "tna"
+    [table] = info.tables
+    assert (table.preamble.name, table.preamble.alias, table.size) == ("pipe.Ig.t", "t", 512)
+    assert table.preamble.id == 0x0275725E  # bf-p4c's id for pipe.Ig.t
+    assert "Ig.fwd" in [a.preamble.name for a in info.actions]  # actions keep their names
+    assert not info.registers
+    assert extern_ids(info) == {"pipe.Ig.pkts": (TNA_REGISTER, 0x8B39AE0E)}
+    body = MESSAGES["Register"]()
+    assert info.externs[0].instances[0].info.Unpack(body)
+    assert (body.size, body.data_field_name, body.type_spec.bitstring.bit.bitwidth) == (
+        512, "Ig.pkts", 32)
+    assert "[type.googleapis.com/barefoot.Register]" in p4info_text(compile_file(str(PROGRAM)).ir)
+
+
+def test_counters_direct_counters_and_struct_registers() -> None:
+    info = build_p4info(compile_source(COUNTERS).ir)
+    assert [(e.extern_type_id, e.extern_type_name) for e in info.externs] == [
+        (131, "Counter"), (139, "Register"), (132, "DirectCounter")]
+    ids = extern_ids(info)
+    [table] = info.tables
+    assert list(table.direct_resource_ids) == [ids["pipe.I.dc"][1]]
+    assert [i >> 24 for _, i in ids.values()] == [131, 139, 132]
+    view = standard_view(info)
+    assert [(c.preamble.name, c.spec.unit, c.size) for c in view.counters] == [
+        ("I.c", p4i.CounterSpec.BOTH, 512)]
+    assert [(c.preamble.name, c.direct_table_id) for c in view.direct_counters] == [
+        ("I.dc", table.preamble.id)]
+    assert [(r.preamble.name, r.type_spec.struct.name, r.size) for r in view.registers] == [
+        ("I.pr", "pair_t", 256)]
+    assert [t.preamble.name for t in view.tables] == ["I.t"]
+
+
+def bf_p4c_p4info(program: Path, out: Path) -> p4i.P4Info:
+    driver = shutil.which("bf-p4c")
+    if driver is None:
+        pytest.skip("bf-p4c not on PATH (source /work/shared/oracle/env-tofino.sh)")
+    target = out / "p4info.bin"
+    proc = subprocess.run([driver, "--std", "p4-16", "--target", "tofino", "--arch", "tna",
+                           "-o", str(out / "out"), "--p4runtime-files", str(target), str(program)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return p4i.P4Info.FromString(target.read_bytes())
+
+
+def test_the_p4info_is_bf_p4cs_but_for_the_entries_we_leave_out(tmp_path: Path) -> None:
+    theirs = bf_p4c_p4info(PROGRAM, tmp_path)
+    compiled = compile_file(str(PROGRAM))
+    P4InfoIndex.build(theirs).check_against(Pipeline.load(compiled))  # the switch takes it
+    ours = build_p4info(compiled.ir)
+    kept = [e for e in theirs.externs if e.extern_type_id not in BF_P4C_ONLY]
+    assert {e.extern_type_id for e in theirs.externs} - {e.extern_type_id for e in kept} == (
+        BF_P4C_ONLY)
+    del theirs.externs[:]
+    theirs.externs.extend(kept)
+    del theirs.type_info.structs["learn_t"]  # the Digest's type, only bf-p4c's Digest entry uses
+    assert ours == theirs
+
+
+def find(info: p4i.P4Info, kind: str, name: str) -> int:
+    return next(o.preamble.id for o in getattr(info, kind) if o.preamble.name == name)
+
+
+def register_entry(register_id: int, index: int, value: int | None = None) -> p4r.Entity:
+    entry = p4r.RegisterEntry(register_id=register_id, index=p4r.Index(index=index))
+    if value is not None:
+        entry.data.bitstring = value.to_bytes(4, "big")
+    return p4r.Entity(register_entry=entry)
+
+
+@pytest.fixture
+def rig(tmp_path: Path):
+    config = forwarding_config(*compile_program(PROGRAM, tmp_path))
+    running = RunningSwitch()
+    client = StreamClient(running.port)
+    client.become_primary(10)
+    set_pipeline(client, config)
+    yield running, client, config.p4info
+    client.close()
+    running.stop()
+
+
+def test_a_p4runtime_client_reaches_the_table_and_the_register(rig) -> None:
+    running, client, info = rig
+    table_id = find(info, "tables", "pipe.Ig.t")
+    [(_, register_id)] = extern_ids(info).values()
+    entry = p4r.TableEntry(table_id=table_id)
+    entry.match.add(field_id=1).exact.value = b"\x01"
+    entry.action.action.action_id = find(info, "actions", "Ig.count_fwd")
+    entry.action.action.params.add(param_id=1, value=b"\x02")
+    client.write(p4r.Update(type=p4r.Update.INSERT, entity=p4r.Entity(table_entry=entry)))
+    sources = []
+    for _ in range(2):
+        running.inject(1, PACKET)
+        sources.append(running.ports[2].frames.get(timeout=5)[6:12])
+    assert sources == [bytes.fromhex("000000000001"), bytes.fromhex("000000000002")]
+    [read] = client.read(register_entry(register_id, 1))
+    assert int.from_bytes(read.register_entry.data.bitstring, "big") == 2
+    client.write(p4r.Update(type=p4r.Update.MODIFY, entity=register_entry(register_id, 1, 41)))
+    running.inject(1, PACKET)
+    assert running.ports[2].frames.get(timeout=5)[6:12] == bytes.fromhex("00000000002A")
+    assert running.switch.pipeline.registers["Ig.pkts"].read(1) == 42
+    [table_read] = client.read(p4r.Entity(table_entry=p4r.TableEntry(table_id=table_id)))
+    assert table_read.table_entry.action == entry.action
