@@ -182,3 +182,36 @@ def test_a_p4runtime_client_reaches_the_table_and_the_register(rig) -> None:
     assert running.switch.pipeline.registers["Ig.pkts"].read(1) == 42
     [table_read] = client.read(p4r.Entity(table_entry=p4r.TableEntry(table_id=table_id)))
     assert table_read.table_entry.action == entry.action
+
+
+@pytest.mark.parametrize("max_len", [0, 16])
+def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
+                                                                  max_len: int) -> None:
+    """CloneSessionEntry.packet_length_bytes is the session's max_pkt_len: the ingress mirror
+    copy (2-byte mirror header + the original packet) cut to 16 bytes loses the payload."""
+    config = forwarding_config(*compile_program(PROGRAM, tmp_path))
+    running = RunningSwitch(ports=(1, 2, 6))
+    client = StreamClient(running.port)
+    try:
+        client.become_primary(10)
+        set_pipeline(client, config)
+        session = p4r.CloneSessionEntry(session_id=9, packet_length_bytes=max_len)
+        session.replicas.add(port=b"\x06")
+        pre = p4r.Entity(packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(
+            clone_session_entry=session))
+        entry = p4r.TableEntry(table_id=find(config.p4info, "tables", "pipe.Ig.t"))
+        entry.match.add(field_id=1).exact.value = b"\x01"
+        entry.action.action.action_id = find(config.p4info, "actions", "Ig.mirror_fwd")
+        entry.action.action.params.add(param_id=1, value=b"\x02")
+        entry.action.action.params.add(param_id=2, value=b"\x09")
+        client.write(p4r.Update(type=p4r.Update.INSERT, entity=pre),
+                     p4r.Update(type=p4r.Update.INSERT, entity=p4r.Entity(table_entry=entry)))
+        running.inject(1, PACKET)
+        assert running.ports[2].frames.get(timeout=5) == bytes.fromhex("000000000202") + PACKET[6:]
+        copy = bytes.fromhex("000000000601") + PACKET[6:]
+        assert running.ports[6].frames.get(timeout=5) == (copy[:14] if max_len else copy)
+        [read] = client.read(pre)
+        assert read.packet_replication_engine_entry.clone_session_entry == session
+    finally:
+        client.close()
+        running.stop()

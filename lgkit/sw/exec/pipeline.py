@@ -15,9 +15,11 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `counters: dict[str, CounterArray]` (indirect counters; direct counters live on the entries:
   `entry.counter`), `meters: dict[str, MeterArray]` (direct meters: `entry.meter_config`),
   `direct_counters` / `direct_meters`: extern name -> table name,
-  `clone_sessions: dict[int, list[(port, rid)]]`, `mc_groups: dict[int, list[(rid, port)]]`
-  (replication order), `digests: DigestQueue` (a list of (name, values) appended at the end of
-  ingress; consumers drain it; at most MAX_HELD_DIGESTS wait, more are dropped),
+  `clone_sessions: dict[int, list[(port, rid)]]`, `mirror_max_len: dict[int, int]` (TNA: a
+  session's truncation of its copies, in bytes; absent: none),
+  `mc_groups: dict[int, list[(rid, port)]]` (replication order), `digests: DigestQueue` (a list
+  of (name, values) appended at the end of ingress; consumers drain it; at most
+  MAX_HELD_DIGESTS wait, more are dropped),
   `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
   `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`),
   `action_profiles: dict[str, ActionProfile]` (members and groups of action profiles and
@@ -158,6 +160,7 @@ class Pipeline:
         self.direct_counters: dict[str, str] = compiled.direct_counters
         self.direct_meters: dict[str, str] = compiled.direct_meters
         self.clone_sessions: dict[int, list[tuple[int, int]]] = {}
+        self.mirror_max_len: dict[int, int] = {}
         self.mc_groups: dict[int, list[tuple[int, int]]] = {}
         self.value_sets: dict[str, ValueSet] = compiled.value_sets
         self.action_profiles: dict[str, ActionProfile] = {
