@@ -7,11 +7,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import grpc
 import pytest
 from finsy.proto import p4i, p4r
 from test_p4rt_support import (
     RunningSwitch,
     StreamClient,
+    batch_errors,
     compile_program,
     forwarding_config,
     set_pipeline,
@@ -94,7 +96,11 @@ def test_tables_and_externs_carry_the_pipeline_instance_and_bf_p4c_ids() -> None
 
 
 def test_counters_direct_counters_and_struct_registers() -> None:
-    info = build_p4info(compile_source(COUNTERS).ir)
+    compiled = compile_source(COUNTERS)
+    info = build_p4info(compiled.ir)
+    pipeline = Pipeline.load(compiled)
+    P4InfoIndex.build(info).check_against(pipeline)  # names the switch finds
+    assert pipeline.tables["I.t"].direct_counter is not None
     assert [(e.extern_type_id, e.extern_type_name) for e in info.externs] == [
         (131, "Counter"), (139, "Register"), (132, "DirectCounter")]
     ids = extern_ids(info)
@@ -212,6 +218,48 @@ def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
         assert running.ports[6].frames.get(timeout=5) == (copy[:14] if max_len else copy)
         [read] = client.read(pre)
         assert read.packet_replication_engine_entry.clone_session_entry == session
+    finally:
+        client.close()
+        running.stop()
+
+
+def struct_entry(register_id: int, fields: list[int] | None = None) -> p4r.Entity:
+    entry = p4r.RegisterEntry(register_id=register_id, index=p4r.Index(index=0))
+    for value in fields or []:
+        entry.data.struct.members.add(bitstring=value.to_bytes(2, "big"))
+    return p4r.Entity(register_entry=entry)
+
+
+def test_a_client_writes_and_reads_a_struct_register_and_a_counter(tmp_path: Path) -> None:
+    source = tmp_path / "counters.p4"
+    source.write_text(COUNTERS)
+    config = forwarding_config(*compile_program(source, tmp_path))
+    ids = extern_ids(config.p4info)
+    running = RunningSwitch()
+    client = StreamClient(running.port)
+    try:
+        client.become_primary(10)
+        set_pipeline(client, config)
+        entry = p4r.TableEntry(table_id=find(config.p4info, "tables", "pipe.I.t"))
+        entry.match.add(field_id=1).exact.value = b"\x02"
+        entry.action.action.action_id = find(config.p4info, "actions", "I.fwd")
+        entry.action.action.params.add(param_id=1, value=b"\x02")
+        register = ids["pipe.I.pr"][1]
+        client.write(p4r.Update(type=p4r.Update.INSERT, entity=p4r.Entity(table_entry=entry)),
+                     p4r.Update(type=p4r.Update.MODIFY, entity=struct_entry(register, [5, 7])))
+        running.inject(1, PACKET)
+        assert running.ports[2].frames.get(timeout=5) == PACKET[:12] + b"\x00\x07" + PACKET[14:]
+        [read] = client.read(struct_entry(register))
+        members = read.register_entry.data.struct.members
+        assert [int.from_bytes(m.bitstring, "big") for m in members] == [6, 7]
+        counter = p4r.CounterEntry(counter_id=ids["pipe.I.c"][1], index=p4r.Index(index=2))
+        [count] = client.read(p4r.Entity(counter_entry=counter))
+        assert (count.counter_entry.data.packet_count,
+                count.counter_entry.data.byte_count) == (1, len(PACKET))
+        with pytest.raises(grpc.RpcError) as failed:
+            client.write(p4r.Update(type=p4r.Update.MODIFY, entity=struct_entry(register, [1])))
+        [error] = batch_errors(failed.value)
+        assert "must be a struct of 2 bitstrings" in error.message
     finally:
         client.close()
         running.stop()

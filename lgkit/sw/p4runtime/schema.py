@@ -96,7 +96,9 @@ class P4InfoIndex:
         for kind, objects in (("registers", self.registers), ("counters", self.counters),
                               ("meters", self.meters)):
             for obj in objects.values():
-                if obj.preamble.name not in getattr(pipeline, kind):
+                known = getattr(pipeline, kind).keys() | (
+                    pipeline.struct_registers.keys() if kind == "registers" else set())
+                if obj.preamble.name not in known:
                     raise invalid(f"P4Info {kind[:-1]} {obj.preamble.name!r} is not in the program")
 
 

@@ -22,12 +22,20 @@ if TYPE_CHECKING:
 
 class StructRegister:
     """Register<S, I> of a struct S of bit fields: each cell the list of S's field values
-    (written whole by a RegisterAction; the control plane does not see it)."""
+    (written whole by a RegisterAction; the control plane reads and writes whole cells)."""
 
-    def __init__(self, name: str, size: int, fields: int):
+    def __init__(self, name: str, size: int, widths: list[int]):
         self.name = name
         self.size = size
-        self.values = [[0] * fields for _ in range(size)]
+        self.widths = widths
+        self.values = [[0] * len(widths) for _ in range(size)]
+
+    def read(self, index: int) -> list[int]:
+        return list(self.values[index])
+
+    def write(self, index: int, fields: list[int]) -> None:
+        self.values[index][:] = [v & ((1 << w) - 1) for v, w in zip(fields, self.widths,
+                                                                    strict=True)]
 
 
 class Bound:
@@ -48,7 +56,8 @@ class TnaRegister(Register):
         elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
         if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
                 isinstance(ft, BitsT) for _, ft in elem.fields):
-            reg = StructRegister(qname, int(args[0]), len(elem.fields))
+            widths = [ft.width for _, ft in elem.fields if isinstance(ft, BitsT)]
+            reg = StructRegister(qname, int(args[0]), widths)
             if len(args) > 1 and isinstance(args[1], list):
                 reg.values = [list(args[1]) for _ in range(reg.size)]
             return reg
