@@ -20,6 +20,7 @@ from test_p4rt_support import (
 )
 from testpaths import TESTS
 
+from lgkit.sw.exec.interp.tables import Exact, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.p4info import build_p4info, p4info_text
@@ -36,10 +37,16 @@ struct h_t { eth_h eth; }
 struct m_t { }
 struct pair_t { bit<16> lo; bit<16> hi; }
 parser IP(packet_in pkt, out h_t hdr, out m_t md, out ingress_intrinsic_metadata_t ig_intr_md) {
+    value_set<bit<16>>(4) types;
     state start {
         pkt.extract(ig_intr_md); pkt.advance(PORT_METADATA_SIZE); pkt.extract(hdr.eth);
-        transition accept;
+        transition select(hdr.eth.etype) { types: reject; default: accept; }
     }
+}
+control Sub(inout h_t hdr) {
+    action mark() { hdr.eth.dst[47:40] = 1; }
+    table st { actions = { mark; } }
+    apply { st.apply(); }
 }
 control I(inout h_t hdr, inout m_t md, in ingress_intrinsic_metadata_t ig_intr_md,
           in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
@@ -47,6 +54,7 @@ control I(inout h_t hdr, inout m_t md, in ingress_intrinsic_metadata_t ig_intr_m
           inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Counter<bit<32>, PortId_t>(512, CounterType_t.PACKETS_AND_BYTES) c;
     DirectCounter<bit<32>>(CounterType_t.PACKETS) dc;
+    Meter<PortId_t>(512, MeterType_t.BYTES) mt;
     Register<pair_t, bit<8>>(256) pr;
     RegisterAction<pair_t, bit<8>, bit<16>>(pr) pa = {
         void apply(inout pair_t v, out bit<16> rv) { v.lo = v.lo + 1; rv = v.hi; }
@@ -54,9 +62,11 @@ control I(inout h_t hdr, inout m_t md, in ingress_intrinsic_metadata_t ig_intr_m
     action fwd(PortId_t port) {
         ig_tm_md.ucast_egress_port = port; dc.count(); c.count(port);
         hdr.eth.etype = pa.execute(0);
+        hdr.eth.src[7:0] = mt.execute(port);
     }
     table t { key = { hdr.eth.dst : exact; } actions = { fwd; } counters = dc; size = 64; }
-    apply { t.apply(); }
+    Sub() sub;
+    apply { t.apply(); sub.apply(hdr); }
 }
 control ID(packet_out pkt, inout h_t hdr, in m_t md,
            in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) { apply { pkt.emit(hdr); } }
@@ -101,12 +111,20 @@ def test_counters_direct_counters_and_struct_registers() -> None:
     pipeline = Pipeline.load(compiled)
     P4InfoIndex.build(info).check_against(pipeline)  # names the switch finds
     assert pipeline.tables["I.t"].direct_counter is not None
+    assert list(pipeline.value_sets) == ["IP.types"]
     assert [(e.extern_type_id, e.extern_type_name) for e in info.externs] == [
-        (131, "Counter"), (139, "Register"), (132, "DirectCounter")]
+        (131, "Counter"), (133, "Meter"), (139, "Register"), (132, "DirectCounter"),
+        (254, "ValueSet")]
+    # bf-p4c: actions in declaration order, a nested control's where it is instantiated;
+    # value sets as externs
+    assert [a.preamble.name for a in info.actions] == ["NoAction", "I.fwd", "I.sub.mark"]
+    assert [t.preamble.name for t in info.tables] == ["pipe.I.t", "pipe.I.sub.st"]
+    value_set = info.externs[-1].instances[0].preamble
+    assert (value_set.name, value_set.alias) == ("pipe.IP.types",) * 2
     ids = extern_ids(info)
-    [table] = info.tables
+    table = info.tables[0]
     assert list(table.direct_resource_ids) == [ids["pipe.I.dc"][1]]
-    assert [i >> 24 for _, i in ids.values()] == [131, 139, 132]
+    assert [i >> 24 for _, i in ids.values()] == [131, 133, 139, 132, 254]
     view = standard_view(info)
     assert [(c.preamble.name, c.spec.unit, c.size) for c in view.counters] == [
         ("I.c", p4i.CounterSpec.BOTH, 512)]
@@ -114,7 +132,12 @@ def test_counters_direct_counters_and_struct_registers() -> None:
         ("I.dc", table.preamble.id)]
     assert [(r.preamble.name, r.type_spec.struct.name, r.size) for r in view.registers] == [
         ("I.pr", "pair_t", 256)]
-    assert [t.preamble.name for t in view.tables] == ["I.t"]
+    assert [(m.preamble.name, m.spec.unit, m.size) for m in view.meters] == [
+        ("I.mt", p4i.MeterSpec.BYTES, 512)]
+    assert [t.preamble.name for t in view.tables] == ["I.t", "I.sub.st"]
+    [types] = view.value_sets
+    assert (types.preamble.name, [(m.id, m.bitwidth) for m in types.match], types.size) == (
+        "IP.types", [(1, 16)], 4)
 
 
 def bf_p4c_p4info(program: Path, out: Path) -> p4i.P4Info:
@@ -248,7 +271,8 @@ def test_a_client_writes_and_reads_a_struct_register_and_a_counter(tmp_path: Pat
         client.write(p4r.Update(type=p4r.Update.INSERT, entity=p4r.Entity(table_entry=entry)),
                      p4r.Update(type=p4r.Update.MODIFY, entity=struct_entry(register, [5, 7])))
         running.inject(1, PACKET)
-        assert running.ports[2].frames.get(timeout=5) == PACKET[:12] + b"\x00\x07" + PACKET[14:]
+        green = PACKET[:11] + b"\x00\x00\x07" + PACKET[14:]  # src[7:0]: the meter's colour
+        assert running.ports[2].frames.get(timeout=5) == green
         [read] = client.read(struct_entry(register))
         members = read.register_entry.data.struct.members
         assert [int.from_bytes(m.bitstring, "big") for m in members] == [6, 7]
@@ -263,3 +287,16 @@ def test_a_client_writes_and_reads_a_struct_register_and_a_counter(tmp_path: Pat
     finally:
         client.close()
         running.stop()
+
+
+def test_a_meter_marks_green_yellow_red_with_tnas_colour_values() -> None:
+    """Bursts of one and two packets' bytes at (almost) no refill: the packets of one instant
+    are green, yellow, then red (3); an unconfigured cell stays green."""
+    pipeline = Pipeline.load(compile_source(COUNTERS))
+    pipeline.tables["I.t"].insert(TableEntry([Exact(2)], "I.fwd", [2]))
+    pipeline.tables["I.t"].insert(TableEntry([Exact(3)], "I.fwd", [3]))
+    pipeline.meters["I.mt"].set_rates(2, (1, len(PACKET)), (1, 2 * len(PACKET)))
+    colours = [pipeline.run_untimed(1, PACKET)[0][1][11] for _ in range(3)]
+    assert colours == [0, 1, 3]
+    other = PACKET[:5] + b"\x03" + PACKET[6:]
+    assert pipeline.run_untimed(1, other)[0][1][11] == 0

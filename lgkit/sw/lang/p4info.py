@@ -20,12 +20,16 @@ from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.tna_p4info import (
     TNA_DIRECT_COUNTER,
     TNA_EXTERNS,
+    TNA_METER,
     TNA_REGISTER,
+    TNA_VALUE_SET,
     add_extern,
     counter_info,
     direct_counter_info,
+    meter_info,
     pipeline_name,
     register_info,
+    value_set_info,
 )
 
 # P4Ids prefixes (p4info.proto).
@@ -485,11 +489,14 @@ class ModelBuilder:
         objects = self.model.object_prefix + prefix
         for action in self.used_global_actions(control, scope, used):
             self.add_action(action, local_name(action, ""))
+        own = [d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used]
+        tna = bool(self.model.object_prefix)
+        if not tna:  # p4c: the control's actions first; bf-p4c: in declaration order with the
+            self.add_actions(own, prefix)  # nested controls' ones
         for decl in control.locals:
-            if isinstance(decl, ir.ActionDecl) and decl.name in used:
+            if tna and decl in own:
                 self.add_action(decl, local_name(decl, prefix))
-        for decl in control.locals:
-            if isinstance(decl, ir.TableDecl) and decl.name in used:
+            elif isinstance(decl, ir.TableDecl) and decl.name in used:
                 self.model.tables.append(TableInfo(decl, local_name(decl, objects), scope, prefix))
             elif isinstance(decl, ir.InstanceDecl):
                 extern = extern_type_name(decl, self.top)
@@ -502,14 +509,18 @@ class ModelBuilder:
                         self.visit_control(nested, local_name(decl, prefix))
         self.collect_digests(control, used)
 
+    def add_actions(self, actions: list[ir.ActionDecl], prefix: str) -> None:
+        for decl in actions:
+            self.add_action(decl, local_name(decl, prefix))
+
     def visit_parser(self, parser: ir.ParserDecl, prefix: str) -> None:
         """A parser's value sets, and those of the sub-parsers it instantiates."""
         for decl in parser.locals:
             if not isinstance(decl, ir.InstanceDecl):
                 continue
             if decl.type_ref.name == "value_set":
-                self.model.value_sets.append(
-                    InstanceInfo(decl, local_name(decl, prefix), "value_set"))
+                name = local_name(decl, self.model.object_prefix + prefix)
+                self.model.value_sets.append(InstanceInfo(decl, name, "value_set"))
             elif isinstance(nested := self.top.get(decl.type_ref.name), ir.ParserDecl):
                 self.visit_parser(nested, local_name(decl, prefix))
 
@@ -901,7 +912,8 @@ class P4InfoBuilder:
         for header in self.model.controller_headers:
             self.symbols.add(CONTROLLER_HEADER, local_name(header, ""), user_id(header))
         for vs in self.model.value_sets:
-            self.symbols.add(VALUE_SET, vs.name, user_id(vs.decl))
+            kind = TNA_VALUE_SET if self.model.object_prefix else VALUE_SET
+            self.symbols.add(kind, vs.name, user_id(vs.decl))
         for name, _, anns in self.model.digests:
             self.symbols.add(DIGEST, name, annotation_int(anns.get("id", [])))
 
@@ -1112,7 +1124,7 @@ class P4InfoBuilder:
             msg.size = instance_size(inst, 0, "Register")
 
     def tna_extern_info(self, kind: int, inst: InstanceInfo) -> object:
-        """The barefoot.Register / Counter / DirectCounter message of a TNA instance."""
+        """The barefoot.Register / Counter / DirectCounter / Meter message of a TNA instance."""
         if kind == TNA_REGISTER:
             written = inst.decl.type_ref.args[0] if inst.decl.type_ref.args else None
             spec = (self.types.spec(written.resolved, written)
@@ -1120,6 +1132,9 @@ class P4InfoBuilder:
                     else p4t.P4DataTypeSpec())
             return register_info(spec, instance_size(inst, 0, "Register"),
                                  pipeline_name(inst.name))
+        if kind == TNA_METER:
+            unit = METER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")).lower(), 0)
+            return meter_info(unit, instance_size(inst, 0, "Meter"))
         position = 0 if kind == TNA_DIRECT_COUNTER else 1
         unit = COUNTER_UNITS.get(enum_member(ctor_arg(inst.decl, position, "type")).lower(), 0)
         if kind == TNA_DIRECT_COUNTER:
@@ -1128,12 +1143,20 @@ class P4InfoBuilder:
 
     def add_value_set(self, vs: InstanceInfo) -> None:
         """One match per select key: the element itself, or each field of a struct element
-        (named, with its @match kind; exact by default)."""
+        (named, with its @match kind; exact by default). TNA: bf-p4c's ValueSet extern entry,
+        its alias the whole name."""
+        vtype = vs.decl.type_ref.resolved
+        assert isinstance(vtype, t.ValueSetT)
+        if self.model.object_prefix:
+            preamble = p4i.Preamble()
+            set_preamble(preamble, self.symbols.id(TNA_VALUE_SET, vs.name), vs.name, vs.name,
+                         vs.decl.annotations)
+            spec = self.types.spec(vtype.elem)
+            add_extern(self.info, TNA_VALUE_SET, preamble, value_set_info(spec, vtype.size))
+            return
         msg = self.info.value_sets.add()
         set_preamble(msg.preamble, self.symbols.id(VALUE_SET, vs.name),
                      vs.name, self.symbols.alias(vs.name), vs.decl.annotations)
-        vtype = vs.decl.type_ref.resolved
-        assert isinstance(vtype, t.ValueSetT)
         elem = vtype.elem
         fields = elem.fields if isinstance(elem, t.StructLikeT) else [("", elem)]
         for ident, (fname, ftype) in enumerate(fields, start=1):

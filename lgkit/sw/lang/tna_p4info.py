@@ -8,9 +8,10 @@ from finsy.proto import p4i, p4t
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 # extern_type_id of bf-p4c's --p4runtime-files; also the 8-bit prefix of the instance ids.
-TNA_COUNTER, TNA_DIRECT_COUNTER, TNA_REGISTER = 131, 132, 139
-TNA_EXTERNS = {"Counter": TNA_COUNTER, "DirectCounter": TNA_DIRECT_COUNTER,
-               "Register": TNA_REGISTER}
+TNA_COUNTER, TNA_DIRECT_COUNTER, TNA_METER, TNA_REGISTER = 131, 132, 133, 139
+TNA_VALUE_SET = 254  # a parser value_set
+TNA_EXTERNS = {"Counter": TNA_COUNTER, "DirectCounter": TNA_DIRECT_COUNTER, "Meter": TNA_METER,
+               "Register": TNA_REGISTER, "ValueSet": TNA_VALUE_SET}
 TYPE_URL = "type.googleapis.com/barefoot."
 F = descriptor_pb2.FieldDescriptorProto
 
@@ -24,25 +25,34 @@ def _field(name: str, number: int, kind: int,
 
 
 def _messages() -> dict[str, Any]:
-    """The three barefoot messages, with the field numbers bf-p4c's output carries."""
+    """The barefoot messages, with the field numbers bf-p4c's output carries."""
     spec = F.TYPE_MESSAGE
-    unit = descriptor_pb2.EnumDescriptorProto(name="Unit", value=[
-        descriptor_pb2.EnumValueDescriptorProto(name=n, number=i)
-        for i, n in enumerate(("UNSPECIFIED", "BYTES", "PACKETS", "PACKETS_AND_BYTES"))])
-    counter_spec = descriptor_pb2.DescriptorProto(
-        name="CounterSpec", enum_type=[unit],
-        field=[_field("unit", 1, F.TYPE_ENUM, ".barefoot.CounterSpec.Unit")])
+    counter_spec, meter_spec = (
+        descriptor_pb2.DescriptorProto(
+            name=name, field=[_field("unit", 1, F.TYPE_ENUM, f".barefoot.{name}.Unit")],
+            enum_type=[descriptor_pb2.EnumDescriptorProto(name="Unit", value=[
+                descriptor_pb2.EnumValueDescriptorProto(name=n, number=i)
+                for i, n in enumerate(units)])])
+        for name, units in (("CounterSpec", ("UNSPECIFIED", "BYTES", "PACKETS",
+                                             "PACKETS_AND_BYTES")),
+                            ("MeterSpec", ("UNSPECIFIED", "BYTES", "PACKETS"))))
     file = descriptor_pb2.FileDescriptorProto(
         name="lgkit/barefoot_p4info.proto", package="barefoot", syntax="proto3",
         dependency=["p4/config/v1/p4types.proto"],
         message_type=[
-            counter_spec,
+            counter_spec, meter_spec,
+            descriptor_pb2.DescriptorProto(name="Meter", field=[
+                _field("spec", 1, spec, ".barefoot.MeterSpec"),
+                _field("size", 2, F.TYPE_INT64)]),
             descriptor_pb2.DescriptorProto(name="Counter", field=[
                 _field("spec", 1, spec, ".barefoot.CounterSpec"),
                 _field("size", 2, F.TYPE_INT64)]),
             descriptor_pb2.DescriptorProto(name="DirectCounter", field=[
                 _field("spec", 1, spec, ".barefoot.CounterSpec"),
                 _field("direct_table_id", 2, F.TYPE_UINT32)]),
+            descriptor_pb2.DescriptorProto(name="ValueSet", field=[
+                _field("type_spec", 1, spec, ".p4.config.v1.P4DataTypeSpec"),
+                _field("size", 2, F.TYPE_INT64)]),
             descriptor_pb2.DescriptorProto(name="Register", field=[
                 _field("type_spec", 1, spec, ".p4.config.v1.P4DataTypeSpec"),
                 _field("size", 2, F.TYPE_INT64),
@@ -55,7 +65,7 @@ def _messages() -> dict[str, Any]:
     except KeyError:
         pool.Add(file)
     return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"barefoot.{name}"))
-            for name in ("Counter", "DirectCounter", "Register")}
+            for name in TNA_EXTERNS}
 
 
 MESSAGES = _messages()
@@ -80,6 +90,14 @@ def counter_info(unit: int, size: int) -> Any:
     return MESSAGES["Counter"](spec={"unit": unit}, size=size)
 
 
+def value_set_info(type_spec: p4t.P4DataTypeSpec, size: int) -> Any:
+    return MESSAGES["ValueSet"](type_spec=type_spec, size=size)
+
+
+def meter_info(unit: int, size: int) -> Any:
+    return MESSAGES["Meter"](spec={"unit": unit}, size=size)
+
+
 def direct_counter_info(unit: int, table_id: int) -> Any:
     return MESSAGES["DirectCounter"](spec={"unit": unit}, direct_table_id=table_id)
 
@@ -91,9 +109,9 @@ def pipeline_name(name: str) -> str:
 
 def standard_view(info: p4i.P4Info) -> p4i.P4Info:
     """A TNA P4Info as the server and the STF runner index it (any other P4Info unchanged):
-    tables, registers and counters under the pipeline's names, the TNA extern entries as
-    P4Runtime's registers / counters / direct_counters (same ids, so a client's
-    RegisterEntry etc. reach them)."""
+    tables and extern instances under the pipeline's names, the TNA extern entries as
+    P4Runtime's registers / counters / direct_counters / meters / value_sets (same ids, so a
+    client's RegisterEntry etc. reach them)."""
     if info.pkg_info.arch != "tna":
         return info
     view = p4i.P4Info()
@@ -119,8 +137,25 @@ def _standard_entry(view: p4i.P4Info, type_id: int, instance: p4i.ExternInstance
         out: Any = view.registers.add(type_spec=body.type_spec, size=body.size)
     elif type_id == TNA_COUNTER:
         out = view.counters.add(spec={"unit": body.spec.unit}, size=body.size)
+    elif type_id == TNA_METER:
+        out = view.meters.add(spec={"unit": body.spec.unit}, size=body.size)
+    elif type_id == TNA_VALUE_SET:
+        out = view.value_sets.add(size=body.size)
+        out.match.extend(_value_set_match(view, body.type_spec))
     else:
         out = view.direct_counters.add(spec={"unit": body.spec.unit},
                                        direct_table_id=body.direct_table_id)
     out.preamble.CopyFrom(instance.preamble)
     out.preamble.name = pipeline_name(instance.preamble.name)
+
+
+def _value_set_match(view: p4i.P4Info, spec: p4t.P4DataTypeSpec) -> list[p4i.MatchField]:
+    """A value set's element as P4Runtime's exact matches: the bitstring, or each member of
+    a struct (bf-p4c's entry keeps no @match kinds)."""
+    if spec.WhichOneof("type_spec") == "struct":
+        members = [(m.name, m.type_spec) for m in view.type_info.structs[spec.struct.name].members]
+    else:
+        members = [("", spec)]
+    return [p4i.MatchField(id=i, name=name, bitwidth=member.bitstring.bit.bitwidth,
+                           match_type=p4i.MatchField.EXACT)
+            for i, (name, member) in enumerate(members, start=1)]
