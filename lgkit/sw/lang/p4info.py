@@ -18,6 +18,7 @@ from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
 from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.tna_p4info import (
+    TNA_DIGEST,
     TNA_DIRECT_COUNTER,
     TNA_EXTERNS,
     TNA_METER,
@@ -25,6 +26,7 @@ from lgkit.sw.lang.tna_p4info import (
     TNA_VALUE_SET,
     add_extern,
     counter_info,
+    digest_info,
     direct_counter_info,
     meter_info,
     pipeline_name,
@@ -1123,15 +1125,20 @@ class P4InfoBuilder:
                 msg.type_spec.CopyFrom(self.types.spec(written.resolved, written))
             msg.size = instance_size(inst, 0, "Register")
 
+    def type_arg_spec(self, inst: InstanceInfo) -> p4t.P4DataTypeSpec:
+        """The P4Info type of an instance's first type argument (Register<T, ..>, Digest<T>)."""
+        written = inst.decl.type_ref.args[0] if inst.decl.type_ref.args else None
+        if written is None or written.resolved is None:
+            return p4t.P4DataTypeSpec()
+        return self.types.spec(written.resolved, written)
+
     def tna_extern_info(self, kind: int, inst: InstanceInfo) -> object:
         """The barefoot.Register / Counter / DirectCounter / Meter message of a TNA instance."""
         if kind == TNA_REGISTER:
-            written = inst.decl.type_ref.args[0] if inst.decl.type_ref.args else None
-            spec = (self.types.spec(written.resolved, written)
-                    if written is not None and written.resolved is not None
-                    else p4t.P4DataTypeSpec())
-            return register_info(spec, instance_size(inst, 0, "Register"),
+            return register_info(self.type_arg_spec(inst), instance_size(inst, 0, "Register"),
                                  pipeline_name(inst.name))
+        if kind == TNA_DIGEST:
+            return digest_info(self.type_arg_spec(inst))
         if kind == TNA_METER:
             unit = METER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")).lower(), 0)
             return meter_info(unit, instance_size(inst, 0, "Meter"))

@@ -9,9 +9,9 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 # extern_type_id of bf-p4c's --p4runtime-files; also the 8-bit prefix of the instance ids.
 TNA_COUNTER, TNA_DIRECT_COUNTER, TNA_METER, TNA_REGISTER = 131, 132, 133, 139
-TNA_VALUE_SET = 254  # a parser value_set
+TNA_DIGEST, TNA_VALUE_SET = 142, 254  # 254: a parser value_set
 TNA_EXTERNS = {"Counter": TNA_COUNTER, "DirectCounter": TNA_DIRECT_COUNTER, "Meter": TNA_METER,
-               "Register": TNA_REGISTER, "ValueSet": TNA_VALUE_SET}
+               "Register": TNA_REGISTER, "Digest": TNA_DIGEST, "ValueSet": TNA_VALUE_SET}
 TYPE_URL = "type.googleapis.com/barefoot."
 F = descriptor_pb2.FieldDescriptorProto
 
@@ -50,6 +50,8 @@ def _messages() -> dict[str, Any]:
             descriptor_pb2.DescriptorProto(name="DirectCounter", field=[
                 _field("spec", 1, spec, ".barefoot.CounterSpec"),
                 _field("direct_table_id", 2, F.TYPE_UINT32)]),
+            descriptor_pb2.DescriptorProto(name="Digest", field=[
+                _field("type_spec", 1, spec, ".p4.config.v1.P4DataTypeSpec")]),
             descriptor_pb2.DescriptorProto(name="ValueSet", field=[
                 _field("type_spec", 1, spec, ".p4.config.v1.P4DataTypeSpec"),
                 _field("size", 2, F.TYPE_INT64)]),
@@ -90,6 +92,10 @@ def counter_info(unit: int, size: int) -> Any:
     return MESSAGES["Counter"](spec={"unit": unit}, size=size)
 
 
+def digest_info(type_spec: p4t.P4DataTypeSpec) -> Any:
+    return MESSAGES["Digest"](type_spec=type_spec)
+
+
 def value_set_info(type_spec: p4t.P4DataTypeSpec, size: int) -> Any:
     return MESSAGES["ValueSet"](type_spec=type_spec, size=size)
 
@@ -110,7 +116,8 @@ def pipeline_name(name: str) -> str:
 def standard_view(info: p4i.P4Info) -> p4i.P4Info:
     """A TNA P4Info as the server and the STF runner index it (any other P4Info unchanged):
     tables and extern instances under the pipeline's names, the TNA extern entries as
-    P4Runtime's registers / counters / direct_counters / meters / value_sets (same ids, so a
+    P4Runtime's registers / counters / direct_counters / meters / digests / value_sets (same
+    ids, so a
     client's RegisterEntry etc. reach them)."""
     if info.pkg_info.arch != "tna":
         return info
@@ -139,6 +146,8 @@ def _standard_entry(view: p4i.P4Info, type_id: int, instance: p4i.ExternInstance
         out = view.counters.add(spec={"unit": body.spec.unit}, size=body.size)
     elif type_id == TNA_METER:
         out = view.meters.add(spec={"unit": body.spec.unit}, size=body.size)
+    elif type_id == TNA_DIGEST:
+        out = view.digests.add(type_spec=body.type_spec)
     elif type_id == TNA_VALUE_SET:
         out = view.value_sets.add(size=body.size)
         out.match.extend(_value_set_match(view, body.type_spec))
