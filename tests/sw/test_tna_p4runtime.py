@@ -44,7 +44,8 @@ parser IP(packet_in pkt, out h_t hdr, out m_t md, out ingress_intrinsic_metadata
     }
 }
 control Sub(inout h_t hdr) {
-    action mark() { hdr.eth.dst[47:40] = 1; }
+    action inner() { hdr.eth.dst[39:32] = 2; }
+    action mark() { inner(); hdr.eth.dst[47:40] = 1; }
     table st { actions = { mark; } }
     apply { st.apply(); }
 }
@@ -116,8 +117,8 @@ def test_counters_direct_counters_and_struct_registers() -> None:
     assert [(e.extern_type_id, e.extern_type_name) for e in info.externs] == [
         (131, "Counter"), (133, "Meter"), (139, "Register"), (132, "DirectCounter"),
         (254, "ValueSet")]
-    # bf-p4c: actions in declaration order, a nested control's where it is instantiated;
-    # value sets as externs
+    # bf-p4c: actions in declaration order, a nested control's where it is instantiated, not
+    # those only other actions call (inner); value sets as externs
     assert [a.preamble.name for a in info.actions] == ["NoAction", "I.fwd", "I.sub.mark"]
     assert [t.preamble.name for t in info.tables] == ["pipe.I.t", "pipe.I.sub.st"]
     value_set = info.externs[-1].instances[0].preamble

@@ -493,6 +493,11 @@ class ModelBuilder:
             self.add_action(action, local_name(action, ""))
         own = [d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used]
         tna = bool(self.model.object_prefix)
+        if tna:  # bf-p4c inlines an action called only by other actions and does not list it
+            direct = set(referenced_names(control.apply)) | {
+                ref.name for d in control.locals if isinstance(d, ir.TableDecl)
+                and d.name in used for ref in d.actions}
+            own = [d for d in own if d.name in direct]
         if not tna:  # p4c: the control's actions first; bf-p4c: in declaration order with the
             self.add_actions(own, prefix)  # nested controls' ones
         for decl in control.locals:
@@ -500,8 +505,12 @@ class ModelBuilder:
                 self.add_action(decl, local_name(decl, prefix))
             elif isinstance(decl, ir.TableDecl) and decl.name in used:
                 self.model.tables.append(TableInfo(decl, local_name(decl, objects), scope, prefix))
+                if tna:
+                    self.add_direct_counter(decl, scope, objects)
             elif isinstance(decl, ir.InstanceDecl):
                 extern = extern_type_name(decl, self.top)
+                if tna and extern == "DirectCounter":
+                    continue  # bf-p4c lists it where its table is
                 if extern is not None:
                     info = InstanceInfo(decl, local_name(decl, objects), extern)
                     self.model.instances.append(info)
@@ -510,6 +519,13 @@ class ModelBuilder:
                     if isinstance(nested, ir.ControlDecl):
                         self.visit_control(nested, local_name(decl, prefix))
         self.collect_digests(control, used)
+
+    def add_direct_counter(self, table: ir.TableDecl, scope: Scope, objects: str) -> None:
+        ref = table.properties.get("counters")
+        target = scope.find(ref.name) if isinstance(ref, ir.PathExpr) else None
+        if isinstance(target, ir.InstanceDecl):
+            name = local_name(target, objects)
+            self.model.instances.append(InstanceInfo(target, name, "DirectCounter"))
 
     def add_actions(self, actions: list[ir.ActionDecl], prefix: str) -> None:
         for decl in actions:
@@ -853,9 +869,7 @@ class P4InfoBuilder:
             self.add_action(action)
         for table in self.model.tables:
             self.add_table(table)
-        # bf-p4c lists TNA's direct counters after the other extern instances
-        for instance in sorted(self.model.instances,
-                               key=lambda i: self.extern_kind(i.extern) == TNA_DIRECT_COUNTER):
+        for instance in self.model.instances:
             self.add_instance(instance)
         for header in self.model.controller_headers:
             self.add_controller_header(header)
