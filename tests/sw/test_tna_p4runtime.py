@@ -25,6 +25,7 @@ from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.p4info import build_p4info, p4info_text
 from lgkit.sw.lang.tna_p4info import MESSAGES, TNA_REGISTER, standard_view
+from lgkit.sw.p4runtime.errors import P4RTError
 from lgkit.sw.p4runtime.schema import P4InfoIndex
 
 PROGRAM = TESTS / "p4" / "tna" / "features.p4"
@@ -317,3 +318,10 @@ def test_a_client_receives_the_digests_of_a_tna_digest(rig) -> None:
     digest = client.next_of("digest").digest
     assert digest.digest_id == digest_id
     assert [m.bitstring for m in digest.data[0].struct.members] == [b"\x01", b"\x01"]
+
+
+def test_a_tna_extern_entry_with_the_wrong_info_is_refused() -> None:
+    info = build_p4info(compile_file(str(PROGRAM)).ir)
+    info.externs[0].instances[0].info.Pack(MESSAGES["Meter"](size=1))  # under Register's id
+    with pytest.raises(P4RTError, match="pipe.Ig.pkts: info is not a barefoot.Register"):
+        P4InfoIndex.build(info)
