@@ -214,11 +214,12 @@ def test_a_p4runtime_client_reaches_the_table_and_the_register(rig) -> None:
     assert table_read.table_entry.action == entry.action
 
 
-@pytest.mark.parametrize("max_len", [0, 16])
+@pytest.mark.parametrize("max_len", [0, 20])
 def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
                                                                   max_len: int) -> None:
     """CloneSessionEntry.packet_length_bytes is the session's max_pkt_len: the ingress mirror
-    copy (2-byte mirror header + the original packet) cut to 16 bytes loses the payload."""
+    copy (2-byte mirror header + the original packet + 4-byte FCS) cut to 20 bytes loses the
+    payload."""
     config = forwarding_config(*compile_program(PROGRAM, tmp_path))
     running = RunningSwitch(ports=(1, 2, 6))
     client = StreamClient(running.port)
