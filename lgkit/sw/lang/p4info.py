@@ -491,17 +491,13 @@ class ModelBuilder:
         objects = self.model.object_prefix + prefix
         for action in self.used_global_actions(control, scope, used):
             self.add_action(action, local_name(action, ""))
-        own = [d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used]
+        own = {id(d): d for d in self.own_actions(control, used)}
         tna = bool(self.model.object_prefix)
-        if tna:  # bf-p4c inlines an action called only by other actions and does not list it
-            direct = set(referenced_names(control.apply)) | {
-                ref.name for d in control.locals if isinstance(d, ir.TableDecl)
-                and d.name in used for ref in d.actions}
-            own = [d for d in own if d.name in direct]
-        if not tna:  # p4c: the control's actions first; bf-p4c: in declaration order with the
-            self.add_actions(own, prefix)  # nested controls' ones
+        if not tna:  # p4c lists the control's actions first, bf-p4c in declaration order
+            for action in own.values():
+                self.add_action(action, local_name(action, prefix))
         for decl in control.locals:
-            if tna and decl in own:
+            if tna and isinstance(decl, ir.ActionDecl) and id(decl) in own:
                 self.add_action(decl, local_name(decl, prefix))
             elif isinstance(decl, ir.TableDecl) and decl.name in used:
                 self.model.tables.append(TableInfo(decl, local_name(decl, objects), scope, prefix))
@@ -527,9 +523,16 @@ class ModelBuilder:
             name = local_name(target, objects)
             self.model.instances.append(InstanceInfo(target, name, "DirectCounter"))
 
-    def add_actions(self, actions: list[ir.ActionDecl], prefix: str) -> None:
-        for decl in actions:
-            self.add_action(decl, local_name(decl, prefix))
+    def own_actions(self, control: ir.ControlDecl, used: set[str]) -> list[ir.ActionDecl]:
+        """The control's actions P4Info lists: the used ones; for TNA not those only other
+        actions call (bf-p4c inlines them and does not list them)."""
+        own = [d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used]
+        if not self.model.object_prefix:
+            return own
+        direct = set(referenced_names(control.apply)) | {
+            ref.name for d in control.locals if isinstance(d, ir.TableDecl) and d.name in used
+            for ref in d.actions}
+        return [d for d in own if d.name in direct]
 
     def visit_parser(self, parser: ir.ParserDecl, prefix: str) -> None:
         """A parser's value sets, and those of the sub-parsers it instantiates."""
