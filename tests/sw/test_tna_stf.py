@@ -17,7 +17,6 @@ from lgkit.sw.exec.interp.tables import Exact, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend import P4Error
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
-from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.switch.clock import VirtualClock
 from lgkit.sw.switch.switch import Switch
 
@@ -152,12 +151,6 @@ def test_the_switch_runs_a_tna_program_through_its_traffic_manager() -> None:
     clock.run_until()
     assert wire.frames == [bytes.fromhex("000000000202 00000000CDCC".replace(" ", ""))
                            + PACKET[12:]]
-
-
-def test_p4info_names_the_tna_architecture_and_the_pipeline_tables() -> None:
-    info = build_p4info(compile_file(str(PROGRAM)).ir)
-    assert info.pkg_info.arch == "tna"
-    assert [t.preamble.name for t in info.tables] == ["Ig.t"]
 
 
 EXTRAS = """#include <tna.p4>

@@ -15,9 +15,12 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `counters: dict[str, CounterArray]` (indirect counters; direct counters live on the entries:
   `entry.counter`), `meters: dict[str, MeterArray]` (direct meters: `entry.meter_config`),
   `direct_counters` / `direct_meters`: extern name -> table name,
-  `clone_sessions: dict[int, list[(port, rid)]]`, `mc_groups: dict[int, list[(rid, port)]]`
-  (replication order), `digests: DigestQueue` (a list of (name, values) appended at the end of
-  ingress; consumers drain it; at most MAX_HELD_DIGESTS wait, more are dropped),
+  `struct_registers: dict[str, StructRegister]` (TNA registers of a struct: cells are lists),
+  `clone_sessions: dict[int, list[(port, rid)]]`, `mirror_max_len: dict[int, int]` (TNA: a
+  session's truncation of its copies, in bytes; absent: none),
+  `mc_groups: dict[int, list[(rid, port)]]` (replication order), `digests: DigestQueue` (a list
+  of (name, values) appended at the end of ingress; consumers drain it; at most
+  MAX_HELD_DIGESTS wait, more are dropped),
   `logs: list[str]` (log_msg, failed assert/assume, out-of-range extern accesses),
   `value_sets: dict[str, ValueSet]` (parser value sets: `.set_members([[KeyMatch, ...]])`),
   `action_profiles: dict[str, ActionProfile]` (members and groups of action profiles and
@@ -52,6 +55,7 @@ from lgkit.sw.exec.arch.v1model.program import CompiledV1
 from lgkit.sw.exec.externs.counter import CounterArray
 from lgkit.sw.exec.externs.meter import MeterArray
 from lgkit.sw.exec.externs.register import RegisterArray
+from lgkit.sw.exec.externs.tna_state import StructRegister
 from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.inline import inlined_source
 from lgkit.sw.exec.interp.tables import (
@@ -146,11 +150,14 @@ class Pipeline:
         self.code = compiled
         self.tables: dict[str, Table] = compiled.tables
         self.registers: dict[str, RegisterArray] = {}
+        self.struct_registers: dict[str, StructRegister] = {}
         self.counters: dict[str, CounterArray] = {}
         self.meters: dict[str, MeterArray] = {}
         for ext in compiled.externs:
             if isinstance(ext.obj, RegisterArray):
                 self.registers[ext.qname] = ext.obj
+            elif isinstance(ext.obj, StructRegister):
+                self.struct_registers[ext.qname] = ext.obj
             elif isinstance(ext.obj, CounterArray):
                 self.counters[ext.qname] = ext.obj
             elif isinstance(ext.obj, MeterArray):
@@ -158,6 +165,7 @@ class Pipeline:
         self.direct_counters: dict[str, str] = compiled.direct_counters
         self.direct_meters: dict[str, str] = compiled.direct_meters
         self.clone_sessions: dict[int, list[tuple[int, int]]] = {}
+        self.mirror_max_len: dict[int, int] = {}
         self.mc_groups: dict[int, list[tuple[int, int]]] = {}
         self.value_sets: dict[str, ValueSet] = compiled.value_sets
         self.action_profiles: dict[str, ActionProfile] = {

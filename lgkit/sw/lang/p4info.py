@@ -17,12 +17,29 @@ from google.protobuf import text_format
 from lgkit.sw.lang import ir
 from lgkit.sw.lang import types as t
 from lgkit.sw.lang.frontend.consteval import const_value
+from lgkit.sw.lang.tna_p4info import (
+    TNA_DIGEST,
+    TNA_DIRECT_COUNTER,
+    TNA_EXTERNS,
+    TNA_METER,
+    TNA_REGISTER,
+    TNA_VALUE_SET,
+    add_extern,
+    counter_info,
+    digest_info,
+    direct_counter_info,
+    meter_info,
+    pipeline_name,
+    register_info,
+    value_set_info,
+)
 
 # P4Ids prefixes (p4info.proto).
 ACTION, TABLE, VALUE_SET, CONTROLLER_HEADER = 0x01, 0x02, 0x03, 0x04
 ACTION_PROFILE = 0x11
 COUNTER, DIRECT_COUNTER, METER, DIRECT_METER, REGISTER, DIGEST = 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
 DEFAULT_TABLE_SIZE = 1024
+TNA_DEFAULT_TABLE_SIZE = 512  # what bf-p4c's P4Info gives a TNA table without `size`
 MATCH_TYPES = {
     "exact": p4i.MatchField.EXACT,
     "lpm": p4i.MatchField.LPM,
@@ -364,6 +381,8 @@ class ProgramModel:
     value_sets: list[InstanceInfo] = field(default_factory=list)
     calls_extern_function: bool = False
     "A control calls an extern function (mark_to_drop, clone, hash, digest, ...)."
+    object_prefix: str = ""
+    "Before table and extern instance names: TNA's Pipeline instance (`pipe.`), as bf-p4c."
 
 
 def top_level(program: ir.Program) -> dict[str, ir.Decl]:
@@ -421,6 +440,16 @@ def _blocks_of(expr: ir.Expr, top: dict[str, ir.Decl]) -> list[ir.Decl]:
     return [b for arg in inst.args for b in _blocks_of(arg.value, top)]
 
 
+def pipeline_prefix(program: ir.Program, top: dict[str, ir.Decl]) -> str:
+    """`pipe.` for TNA's `Switch(pipe)` (bf-p4c names tables and externs after the Pipeline
+    instance); empty otherwise."""
+    main = program.main or top.get("main")
+    if not isinstance(main, ir.InstanceDecl) or main.type_ref.name != "Switch" or not main.args:
+        return ""
+    arg = main.args[0].value
+    return f"{arg.name}." if isinstance(arg, ir.PathExpr) else ""
+
+
 def extern_type_name(decl: ir.InstanceDecl, top: dict[str, ir.Decl]) -> str | None:
     target = top.get(decl.type_ref.name)
     return decl.type_ref.name if isinstance(target, ir.ExternDecl) else None
@@ -432,7 +461,7 @@ class ModelBuilder:
     def __init__(self, program: ir.Program) -> None:
         self.program = program
         self.top = top_level(program)
-        self.model = ProgramModel()
+        self.model = ProgramModel(object_prefix=pipeline_prefix(program, self.top))
         self.seen_actions: set[str] = set()
 
     def build(self) -> ProgramModel:
@@ -459,18 +488,27 @@ class ModelBuilder:
         objects named after the instance path (ingress.c.t), as p4c names them."""
         scope = Scope(self.top, {d.name: d for d in control.locals})
         used = self.used_locals(control, scope)
+        objects = self.model.object_prefix + prefix
         for action in self.used_global_actions(control, scope, used):
             self.add_action(action, local_name(action, ""))
+        own = {id(d): d for d in self.own_actions(control, used)}
+        tna = bool(self.model.object_prefix)
+        if not tna:  # p4c lists the control's actions first, bf-p4c in declaration order
+            for action in own.values():
+                self.add_action(action, local_name(action, prefix))
         for decl in control.locals:
-            if isinstance(decl, ir.ActionDecl) and decl.name in used:
+            if tna and isinstance(decl, ir.ActionDecl) and id(decl) in own:
                 self.add_action(decl, local_name(decl, prefix))
-        for decl in control.locals:
-            if isinstance(decl, ir.TableDecl) and decl.name in used:
-                self.model.tables.append(TableInfo(decl, local_name(decl, prefix), scope, prefix))
+            elif isinstance(decl, ir.TableDecl) and decl.name in used:
+                self.model.tables.append(TableInfo(decl, local_name(decl, objects), scope, prefix))
+                if tna:
+                    self.add_direct_counter(decl, scope, objects)
             elif isinstance(decl, ir.InstanceDecl):
                 extern = extern_type_name(decl, self.top)
+                if tna and extern == "DirectCounter":
+                    continue  # bf-p4c lists it where its table is
                 if extern is not None:
-                    info = InstanceInfo(decl, local_name(decl, prefix), extern)
+                    info = InstanceInfo(decl, local_name(decl, objects), extern)
                     self.model.instances.append(info)
                 elif decl.name in used:
                     nested = self.top.get(decl.type_ref.name)
@@ -478,14 +516,32 @@ class ModelBuilder:
                         self.visit_control(nested, local_name(decl, prefix))
         self.collect_digests(control, used)
 
+    def add_direct_counter(self, table: ir.TableDecl, scope: Scope, objects: str) -> None:
+        ref = table.properties.get("counters")
+        target = scope.find(ref.name) if isinstance(ref, ir.PathExpr) else None
+        if isinstance(target, ir.InstanceDecl):
+            name = local_name(target, objects)
+            self.model.instances.append(InstanceInfo(target, name, "DirectCounter"))
+
+    def own_actions(self, control: ir.ControlDecl, used: set[str]) -> list[ir.ActionDecl]:
+        """The control's actions P4Info lists: the used ones; for TNA not those only other
+        actions call (bf-p4c inlines them and does not list them)."""
+        own = [d for d in control.locals if isinstance(d, ir.ActionDecl) and d.name in used]
+        if not self.model.object_prefix:
+            return own
+        direct = set(referenced_names(control.apply)) | {
+            ref.name for d in control.locals if isinstance(d, ir.TableDecl) and d.name in used
+            for ref in d.actions}
+        return [d for d in own if d.name in direct]
+
     def visit_parser(self, parser: ir.ParserDecl, prefix: str) -> None:
         """A parser's value sets, and those of the sub-parsers it instantiates."""
         for decl in parser.locals:
             if not isinstance(decl, ir.InstanceDecl):
                 continue
             if decl.type_ref.name == "value_set":
-                self.model.value_sets.append(
-                    InstanceInfo(decl, local_name(decl, prefix), "value_set"))
+                name = local_name(decl, self.model.object_prefix + prefix)
+                self.model.value_sets.append(InstanceInfo(decl, name, "value_set"))
             elif isinstance(nested := self.top.get(decl.type_ref.name), ir.ParserDecl):
                 self.visit_parser(nested, local_name(decl, prefix))
 
@@ -845,6 +901,13 @@ class P4InfoBuilder:
         pkg.annotations.extend(annotation_texts(anns, skip={"pkginfo"}))
         set_doc(pkg, anns)
 
+    def extern_kind(self, extern: str) -> int | None:
+        """The id prefix of an extern type's instances (for TNA, bf-p4c's extern_type_id)."""
+        return (TNA_EXTERNS if self.model.object_prefix else EXTERN_KINDS).get(extern)
+
+    def direct_name(self, target: ir.Decl, table: TableInfo) -> str:
+        return self.model.object_prefix + local_name(target, table.prefix)
+
     def collect(self) -> None:
         for action in self.model.actions:
             self.symbols.add(ACTION, action.name, user_id(action.decl))
@@ -857,17 +920,19 @@ class P4InfoBuilder:
                 if isinstance(ref, ir.PathExpr):
                     target = table.scope.find(ref.name)
                     if isinstance(target, ir.Decl):
-                        self.direct_tables[local_name(target, table.prefix)] = table.name
+                        self.direct_tables[self.direct_name(target, table)] = table.name
         for inst in self.model.instances:
-            kind = EXTERN_KINDS.get(inst.extern)
+            kind = self.extern_kind(inst.extern)
             if kind is not None and not is_hidden(inst.decl.annotations):
-                if kind in (DIRECT_COUNTER, DIRECT_METER) and inst.name not in self.direct_tables:
+                direct = (DIRECT_COUNTER, DIRECT_METER, TNA_DIRECT_COUNTER)
+                if kind in direct and inst.name not in self.direct_tables:
                     continue
                 self.symbols.add(kind, inst.name, user_id(inst.decl))
         for header in self.model.controller_headers:
             self.symbols.add(CONTROLLER_HEADER, local_name(header, ""), user_id(header))
         for vs in self.model.value_sets:
-            self.symbols.add(VALUE_SET, vs.name, user_id(vs.decl))
+            kind = TNA_VALUE_SET if self.model.object_prefix else VALUE_SET
+            self.symbols.add(kind, vs.name, user_id(vs.decl))
         for name, _, anns in self.model.digests:
             self.symbols.add(DIGEST, name, annotation_int(anns.get("id", [])))
 
@@ -880,7 +945,9 @@ class P4InfoBuilder:
             self.symbols.alias(action.name),
             action.decl.annotations,
         )
-        if action.name == "NoAction" and not noaction_is_corelib():
+        # bf-p4c's core.p4 declares NoAction without @corelib
+        tna = bool(self.model.object_prefix)
+        if action.name == "NoAction" and (tna or not noaction_is_corelib()):
             msg.preamble.annotations.remove("@corelib")
         params = [p for p in action.decl.params if not p.direction]
         if action.name not in self.table_actions:
@@ -931,16 +998,17 @@ class P4InfoBuilder:
             ref = decl.properties.get(prop)
             if isinstance(ref, ir.PathExpr):
                 target = table.scope.find(ref.name)
-                if isinstance(target, ir.InstanceDecl):
-                    kind = DIRECT_COUNTER if prop == "counters" else DIRECT_METER
+                kind = (self.extern_kind(target.type_ref.name)
+                        if isinstance(target, ir.InstanceDecl) else None)
+                if isinstance(target, ir.InstanceDecl) and kind is not None:
                     msg.direct_resource_ids.append(
-                        self.symbols.id(kind, local_name(target, table.prefix))
-                    )
+                        self.symbols.id(kind, self.direct_name(target, table)))
         profile = self.implementation(table)
         if profile is not None:
             msg.implementation_id = self.symbols.id(ACTION_PROFILE, profile)
         size = const_int(decl.size) if decl.size is not None else None
-        msg.size = size if size else DEFAULT_TABLE_SIZE
+        default_size = TNA_DEFAULT_TABLE_SIZE if self.model.object_prefix else DEFAULT_TABLE_SIZE
+        msg.size = size if size else default_size
         timeout = decl.properties.get("support_timeout")
         if isinstance(timeout, ir.BoolLit) and timeout.value:
             msg.idle_timeout_behavior = p4i.Table.NOTIFY_CONTROL
@@ -1021,7 +1089,7 @@ class P4InfoBuilder:
             out.scope = p4i.ActionRef.DEFAULT_ONLY
 
     def add_instance(self, inst: InstanceInfo) -> None:
-        kind = EXTERN_KINDS.get(inst.extern)
+        kind = self.extern_kind(inst.extern)
         if kind is None or is_hidden(inst.decl.annotations):
             return
         if inst.name not in self.symbols.symbols.get(kind, {}):
@@ -1029,7 +1097,11 @@ class P4InfoBuilder:
         ident = self.symbols.id(kind, inst.name)
         alias = self.symbols.alias(inst.name)
         anns = inst.decl.annotations
-        if kind == ACTION_PROFILE:
+        if self.model.object_prefix:
+            preamble = p4i.Preamble()
+            set_preamble(preamble, ident, inst.name, alias, anns)
+            add_extern(self.info, kind, preamble, self.tna_extern_info(kind, inst))
+        elif kind == ACTION_PROFILE:
             msg = self.info.action_profiles.add()
             set_preamble(msg.preamble, ident, inst.name, alias,
                          {k: v for k, v in anns.items() if k not in SELECTOR_ANNOTATIONS})
@@ -1070,14 +1142,45 @@ class P4InfoBuilder:
                 msg.type_spec.CopyFrom(self.types.spec(written.resolved, written))
             msg.size = instance_size(inst, 0, "Register")
 
+    def type_arg_spec(self, inst: InstanceInfo) -> p4t.P4DataTypeSpec:
+        """The P4Info type of an instance's first type argument (Register<T, ..>, Digest<T>)."""
+        written = inst.decl.type_ref.args[0] if inst.decl.type_ref.args else None
+        if written is None or written.resolved is None:
+            return p4t.P4DataTypeSpec()
+        return self.types.spec(written.resolved, written)
+
+    def tna_extern_info(self, kind: int, inst: InstanceInfo) -> object:
+        """The barefoot.Register / Counter / DirectCounter / Meter message of a TNA instance."""
+        if kind == TNA_REGISTER:
+            return register_info(self.type_arg_spec(inst), instance_size(inst, 0, "Register"),
+                                 pipeline_name(inst.name))
+        if kind == TNA_DIGEST:
+            return digest_info(self.type_arg_spec(inst))
+        if kind == TNA_METER:
+            unit = METER_UNITS.get(enum_member(ctor_arg(inst.decl, 1, "type")).lower(), 0)
+            return meter_info(unit, instance_size(inst, 0, "Meter"))
+        position = 0 if kind == TNA_DIRECT_COUNTER else 1
+        unit = COUNTER_UNITS.get(enum_member(ctor_arg(inst.decl, position, "type")).lower(), 0)
+        if kind == TNA_DIRECT_COUNTER:
+            return direct_counter_info(unit, self.symbols.id(TABLE, self.direct_tables[inst.name]))
+        return counter_info(unit, instance_size(inst, 0, "Counter"))
+
     def add_value_set(self, vs: InstanceInfo) -> None:
         """One match per select key: the element itself, or each field of a struct element
-        (named, with its @match kind; exact by default)."""
+        (named, with its @match kind; exact by default). TNA: bf-p4c's ValueSet extern entry,
+        its alias the whole name."""
+        vtype = vs.decl.type_ref.resolved
+        assert isinstance(vtype, t.ValueSetT)
+        if self.model.object_prefix:
+            preamble = p4i.Preamble()
+            set_preamble(preamble, self.symbols.id(TNA_VALUE_SET, vs.name), vs.name, vs.name,
+                         vs.decl.annotations)
+            spec = self.types.spec(vtype.elem)
+            add_extern(self.info, TNA_VALUE_SET, preamble, value_set_info(spec, vtype.size))
+            return
         msg = self.info.value_sets.add()
         set_preamble(msg.preamble, self.symbols.id(VALUE_SET, vs.name),
                      vs.name, self.symbols.alias(vs.name), vs.decl.annotations)
-        vtype = vs.decl.type_ref.resolved
-        assert isinstance(vtype, t.ValueSetT)
         elem = vtype.elem
         fields = elem.fields if isinstance(elem, t.StructLikeT) else [("", elem)]
         for ident, (fname, ftype) in enumerate(fields, start=1):

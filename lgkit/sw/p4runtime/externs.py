@@ -74,6 +74,10 @@ def write_register(state: DeviceState, kind: int, msg: p4r.RegisterEntry) -> Non
     if kind != MODIFY:
         raise invalid("register entries can only be modified")
     info = state.index.register(msg.register_id)
+    cells = state.pipeline.struct_registers.get(info.preamble.name)
+    if cells is not None:
+        _write_struct_register(cells, msg)
+        return
     array = state.pipeline.registers[info.preamble.name]
     if msg.data.WhichOneof("data") != "bitstring":
         raise invalid("register data must be a bitstring")
@@ -84,7 +88,32 @@ def write_register(state: DeviceState, kind: int, msg: p4r.RegisterEntry) -> Non
 
 def read_registers(state: DeviceState, request: p4r.RegisterEntry) -> Iterator[p4r.RegisterEntry]:
     for info in _selected(state.index.registers, request.register_id, state.index.register):
+        cells = state.pipeline.struct_registers.get(info.preamble.name)
+        if cells is not None:
+            for i in _indices(cells, request):
+                yield p4r.RegisterEntry(register_id=info.preamble.id, index=p4r.Index(index=i),
+                                        data=_struct_data(cells.read(i)))
+            continue
         array = state.pipeline.registers[info.preamble.name]
         for i in _indices(array, request):
             yield p4r.RegisterEntry(register_id=info.preamble.id, index=p4r.Index(index=i),
                                     data=p4d.P4Data(bitstring=codec.encode(array.read(i))))
+
+
+def _struct_data(fields: list[int]) -> p4d.P4Data:
+    """A TNA struct register's cell: a P4Data struct of its fields' bitstrings."""
+    data = p4d.P4Data()
+    data.struct.members.extend(p4d.P4Data(bitstring=codec.encode(v)) for v in fields)
+    return data
+
+
+def _write_struct_register(cells: Any, msg: p4r.RegisterEntry) -> None:
+    members = msg.data.struct.members if msg.data.WhichOneof("data") == "struct" else None
+    if members is None or len(members) != len(cells.widths) or any(
+            m.WhichOneof("data") != "bitstring" for m in members):
+        raise invalid(f"register {cells.name}: data must be a struct of "
+                      f"{len(cells.widths)} bitstrings")
+    values = [codec.decode(m.bitstring, w, cells.name)
+              for m, w in zip(members, cells.widths, strict=True)]
+    for i in _indices(cells, msg):
+        cells.write(i, values)

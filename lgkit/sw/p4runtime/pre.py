@@ -57,10 +57,15 @@ def write_pre(pipeline: Any, kind: int, msg: p4r.PacketReplicationEngineEntry) -
 def _write_clone_session(pipeline: Any, kind: int, entry: p4r.CloneSessionEntry) -> None:
     if not 1 <= entry.session_id <= MAX_CLONE_SESSION:
         raise out_of_range(f"clone session id {entry.session_id} not in 1..{MAX_CLONE_SESSION}")
-    if entry.class_of_service or entry.packet_length_bytes:
-        raise unimplemented("clone session class_of_service / packet_length_bytes must be 0")
+    if entry.class_of_service:
+        raise unimplemented("clone session class_of_service must be 0")
+    if entry.packet_length_bytes and pipeline.arch.name != "tna":
+        raise unimplemented("clone session packet_length_bytes must be 0 (TNA programs only)")
     pairs = _replica_pairs(entry.replicas) if kind != DELETE else []
     _apply(pipeline.clone_sessions, entry.session_id, kind, pairs, "clone session")
+    pipeline.mirror_max_len.pop(entry.session_id, None)
+    if kind != DELETE and entry.packet_length_bytes:
+        pipeline.mirror_max_len[entry.session_id] = entry.packet_length_bytes
 
 
 def _write_multicast_group(pipeline: Any, kind: int, entry: p4r.MulticastGroupEntry) -> None:
@@ -86,7 +91,9 @@ def read_pre(pipeline: Any, request: PreEntry) -> Iterator[PreEntry]:
         wanted = request.clone_session_entry.session_id
         for sid, pairs in sorted(pipeline.clone_sessions.items()):
             if wanted in (0, sid):
-                entry = p4r.CloneSessionEntry(session_id=sid, replicas=_replicas(pairs))
+                cut = pipeline.mirror_max_len.get(sid, 0)
+                entry = p4r.CloneSessionEntry(session_id=sid, replicas=_replicas(pairs),
+                                              packet_length_bytes=cut)
                 yield p4r.PacketReplicationEngineEntry(clone_session_entry=entry)
     elif which == "multicast_group_entry":
         wanted = request.multicast_group_entry.multicast_group_id

@@ -7,6 +7,8 @@ from typing import Any
 
 from finsy.proto import p4i, p4t
 
+from lgkit.sw.lang.tna_p4info import standard_view
+
 from .errors import invalid, not_found
 
 NEEDS_PRIORITY = {p4i.MatchField.TERNARY, p4i.MatchField.RANGE, p4i.MatchField.OPTIONAL}
@@ -31,7 +33,12 @@ class P4InfoIndex:
 
     @classmethod
     def build(cls, p4info: p4i.P4Info) -> P4InfoIndex:
+        """The index; a TNA P4Info (bf-p4c's form) is indexed as its standard view."""
         index = cls(p4info)
+        try:
+            p4info = standard_view(p4info)
+        except ValueError as exc:
+            raise invalid(f"P4Info: {exc}") from None
         groups: list[tuple[dict[int, Any], Any]] = [
             (index.tables, p4info.tables), (index.actions, p4info.actions),
             (index.counters, p4info.counters), (index.direct_counters, p4info.direct_counters),
@@ -89,7 +96,9 @@ class P4InfoIndex:
         for kind, objects in (("registers", self.registers), ("counters", self.counters),
                               ("meters", self.meters)):
             for obj in objects.values():
-                if obj.preamble.name not in getattr(pipeline, kind):
+                known = getattr(pipeline, kind).keys() | (
+                    pipeline.struct_registers.keys() if kind == "registers" else set())
+                if obj.preamble.name not in known:
                     raise invalid(f"P4Info {kind[:-1]} {obj.preamble.name!r} is not in the program")
 
 

@@ -34,6 +34,8 @@ from typing import Any
 
 from finsy.proto import p4i
 
+from lgkit.sw.lang.tna_p4info import standard_view
+
 COMPARE: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq,
     "!=": operator.ne,
@@ -481,7 +483,7 @@ class StfRunner:
     def __init__(self, pipeline: object, info: p4i.P4Info, filename: str = "<stf>") -> None:
         self.pipeline = pipeline
         self.run_packet = pipeline.arch.run_untimed  # type: ignore[attr-defined]
-        self.tables = table_infos(info)
+        self.tables = table_infos(standard_view(info))
         self.filename = filename
         self.result = StfResult()
         self.received: dict[int, list[bytes]] = {}

@@ -19,10 +19,13 @@ if TYPE_CHECKING:
 class Digest(ExternFunction):
     name = "digest"
 
-    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, args: list[Any]) -> str:
+    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, args: list[Any],
+             name: str | None = None) -> str:
+        """P.digest = (name: the data's type name unless given, the field values)."""
         data = args[1]
         t = data.type
-        name = t.name if isinstance(t, StructLikeT) else "digest"
+        if name is None:
+            name = t.name if isinstance(t, StructLikeT) else "digest"
         values = fx.eg.ex(data) if not is_scalar(t) else f"[{fx.eg.ex(data)}]"
         if isinstance(data, ir.ListExpr | ir.StructExpr):
             values = fx.eg.aggregate(data, t)

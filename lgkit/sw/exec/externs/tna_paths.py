@@ -46,9 +46,9 @@ class _InDeparser(ExternType):
                args: list[ir.Expr]) -> str:
         if fx.kind != "control":
             raise unsupported(call, f"{self.name}.{name} outside a deparser")
-        return self.emit(calls, fx, call, name, args)
+        return self.emit(calls, fx, call, b, args)
 
-    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, name: str,
+    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB,
              args: list[ir.Expr]) -> str:
         raise NotImplementedError
 
@@ -58,7 +58,7 @@ class Mirror(_InDeparser):
 
     name = "Mirror"
 
-    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, name: str,
+    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB,
              args: list[ir.Expr]) -> str:
         hdr = header_bytes(calls, fx, args[1] if len(args) > 1 else None)
         return f"P.clone = ({fx.eg.ex(args[0])}, {hdr})"
@@ -69,20 +69,21 @@ class Resubmit(_InDeparser):
 
     name = "Resubmit"
 
-    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, name: str,
+    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB,
              args: list[ir.Expr]) -> str:
         hdr = header_bytes(calls, fx, args[0] if args else None)
         return f"P.resubmit = {hdr}"
 
 
 class Digest(_InDeparser):
-    """pack(data): P.digest = (the type's name, its field values), as v1model's digest."""
+    """pack(data): P.digest = (the instance's name, e.g. `IgDeparser.learn`, its field values),
+    as v1model's digest; P4Runtime finds the digest by that name (P4Info's, without `pipe.`)."""
 
     name = "Digest"
 
-    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, name: str,
+    def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB,
              args: list[ir.Expr]) -> str:
-        return V1Digest().emit(calls, fx, call, [None, args[0]])
+        return V1Digest().emit(calls, fx, call, [None, args[0]], name=str(b.obj))
 
 
 PATHS = (Mirror(), Resubmit(), Digest())

@@ -1,5 +1,5 @@
 """TNA's stateful externs: Register<T, I>, RegisterAction<T, I, U> (its `apply` the instance's
-own implementation, run by `execute`), Counter<W, I> and DirectCounter<W>."""
+own implementation, run by `execute`), Counter<W, I>, DirectCounter<W> and Meter<I>."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.externs.base import ExternType
 from lgkit.sw.exec.externs.counter import Counter, CounterArray, DirectCounter
+from lgkit.sw.exec.externs.meter import MeterArray
 from lgkit.sw.exec.externs.register import Register, RegisterArray
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.layout import is_scalar, size_of
@@ -22,12 +23,20 @@ if TYPE_CHECKING:
 
 class StructRegister:
     """Register<S, I> of a struct S of bit fields: each cell the list of S's field values
-    (written whole by a RegisterAction; the control plane does not see it)."""
+    (written whole by a RegisterAction; the control plane reads and writes whole cells)."""
 
-    def __init__(self, name: str, size: int, fields: int):
+    def __init__(self, name: str, size: int, widths: list[int]):
         self.name = name
         self.size = size
-        self.values = [[0] * fields for _ in range(size)]
+        self.widths = widths
+        self.values = [[0] * len(widths) for _ in range(size)]
+
+    def read(self, index: int) -> list[int]:
+        return list(self.values[index])
+
+    def write(self, index: int, fields: list[int]) -> None:
+        self.values[index][:] = [v & ((1 << w) - 1) for v, w in zip(fields, self.widths,
+                                                                    strict=True)]
 
 
 class Bound:
@@ -48,7 +57,8 @@ class TnaRegister(Register):
         elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
         if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
                 isinstance(ft, BitsT) for _, ft in elem.fields):
-            reg = StructRegister(qname, int(args[0]), len(elem.fields))
+            widths = [ft.width for _, ft in elem.fields if isinstance(ft, BitsT)]
+            reg = StructRegister(qname, int(args[0]), widths)
             if len(args) > 1 and isinstance(args[1], list):
                 reg.values = [list(args[1]) for _ in range(reg.size)]
             return reg
@@ -144,4 +154,31 @@ class TnaDirectCounter(DirectCounter):
         return str(args[0]).lower()
 
 
-STATE = (TnaRegister(), RegisterAction(), TnaCounter(), TnaDirectCounter())
+class TnaMeter(ExternType):
+    """Meter<I>(size, MeterType_t[, red, yellow, green]): execute(index) marks the packet as
+    v1model's meter does (RFC 2698, colour-blind; rates from the control plane, unconfigured:
+    green) and returns the colour's value (MeterColor_t: GREEN 0, YELLOW 1, RED 3, or the
+    constructor's own). A colour-aware execute and adjust_byte_count are refused."""
+
+    name = "Meter"
+    cells_arg = 0
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        colours = [int(a) for a in args[2:5]] if len(args) >= 5 else [3, 1, 0]
+        array = MeterArray(qname, int(args[0]), str(args[1]).lower(), gen.logs)
+        gen.ns[f"_colours_{id(array)}"] = tuple(reversed(colours))  # GREEN, YELLOW, RED
+        return array
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if name != "execute":
+            return super().method(calls, fx, call, b, name, args)
+        if len(args) > 1 and not isinstance(args[1], ir.DontCare):
+            raise unsupported(call, "Meter.execute with a colour or adjust_byte_count")
+        colour = fx.temp()
+        fx.line(f"{colour} = _colours_{id(b.obj)}[{b.var}.execute({fx.eg.ex(args[0])}, "
+                "P.count_len, P.now)]")
+        return colour
+
+
+STATE = (TnaRegister(), RegisterAction(), TnaCounter(), TnaDirectCounter(), TnaMeter())

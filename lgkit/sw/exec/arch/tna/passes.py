@@ -4,15 +4,16 @@ ingress deparser's bytes cross the traffic manager, the egress parser reads the 
 metadata before them. The decisions (docs/tofino.md, "The TNA model"):
 
 End of ingress (after the ingress deparser): mirror (mirror_type != 0 and Mirror.emit: the
-original packet behind the mirror header, to each target of the session; not with drop_ctl bit
-2) -> digest (digest_type != 0 and Digest.pack) -> drop (drop_ctl bit 0: unicast, multicast and
+original packet behind the mirror header, to each target of the session, cut to the session's
+max_pkt_len (pl.mirror_max_len; the mirror header and the FCS count); not with drop_ctl bit 2)
+-> digest (digest_type != 0 and Digest.pack) -> drop (drop_ctl bit 0: unicast, multicast and
 resubmit) -> resubmit (resubmit_type != 0 and Resubmit.emit: the original packet again, the
 resubmit header as its port metadata, resubmit_flag 1; nothing else) -> multicast (mcast_grp_a,
 mcast_grp_b: a copy per member) and unicast (ucast_egress_port, when ingress wrote it); nowhere
 to go is a drop. bypass_egress sends the copies out without the egress blocks.
 End of egress (after the egress deparser): mirror (the deparsed packet behind the mirror
-header) -> drop (drop_ctl bit 0) -> a recirculation port (RECIRC_PORTS) takes the packet back to
-ingress on that port; any other port transmits it.
+header, cut the same way) -> drop (drop_ctl bit 0) -> a recirculation port (RECIRC_PORTS)
+takes the packet back to ingress on that port; any other port transmits it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ NORMAL, MIRROR, REPLICA, RESUBMIT, RECIRC = range(5)  # the jobs' instance_type
 # Tofino 1's recirculation ports: local port 68 of each of the four pipes (port = pipe << 7 | 68)
 RECIRC_PORTS = frozenset({68, 196, 324, 452})
 PORT_METADATA_BYTES = 8  # tofino1_specs.p4: PORT_METADATA_SIZE = 64 bits
+FCS_BYTES = 4  # in a mirror session's max_pkt_len, not in the model's frames
 
 IG_INTR = "ingress_intrinsic_metadata_t"
 EG_INTR = "egress_intrinsic_metadata_t"
@@ -132,6 +134,11 @@ def _mirror_request(P: Ctx) -> tuple[int, bytes]:
 
 
 def _mirrors(pl: Pipeline, session: int, copy: bytes) -> list[EgressJob]:
+    """The session's copies; its max_pkt_len cuts them: the mirror header, the packet behind it
+    and the 4-byte FCS together (the authors' set-up scripts give 26 for an 8-byte mirror header
+    and a 14-byte Ethernet header, 21 for 3 + 14)."""
+    limit = pl.mirror_max_len.get(session)
+    copy = copy[:max(limit - FCS_BYTES, 0)] if limit else copy
     return [EgressJob(port, 0, MIRROR, rid, len(copy), (copy, False))
             for port, rid in pl.clone_sessions.get(session, ())]
 
