@@ -28,6 +28,7 @@ from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.reproduce.context import Context, ReproduceError
 from lgkit.reproduce.report import Check, Comparison, Row, ratio
+from lgkit.schemes.nfqueue_stats import QueueSampler, read_queues
 from lgkit.schemes.vertigo_control import Buffer
 from lgkit.schemes.vertigo_testbed import FLOW_PORT, QUERY_PORT, VertigoBed
 from lgkit.workloads.hostconfig import HostSettings
@@ -174,17 +175,23 @@ class Workload:
         queries = max(1, round(self.qps * duration))
         out = ctx.store.path / scheme
         out.mkdir(exist_ok=True)
-        procs = self._background(scheme, out) + self._queries(scheme, out, queries)
-        _wait(procs[-len(self.aggregators):], time.monotonic() + duration)
-        for proc in procs:
-            stop_process(proc, 10.0, first=signal.SIGINT)  # as Ctrl-C: it writes what it has
-        time.sleep(1.0)
+        pids = {h: bed.host(h).pid for h in bed.spec.hosts}
+        with QueueSampler(ctx.store, "nfqueue", pids, {"scheme": scheme}) as sampler:
+            procs = self._background(scheme, out) + self._queries(scheme, out, queries)
+            _wait(procs[-len(self.aggregators):], time.monotonic() + duration)
+            for proc in procs:
+                stop_process(proc, 10.0, first=signal.SIGINT)  # as Ctrl-C: it writes all
+            time.sleep(1.0)
         counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
         tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}
         cpu = _cores(cpu_before, bed.cpu())
+        matched = bed.rule_packets()
+        queues = {h: read_queues(pid) for h, pid in pids.items()}
         agents = bed.stop_agents()
         drops = {k: v - drops_before.get(k, 0) for k, v in bed.switch_drops().items()}
-        return self._collect(scheme, out, {**counters, **cpu}, drops, tcp, agents)
+        return self._collect(scheme, out, {**counters, **cpu,
+                                           **_agent_queues(agents, matched, queues,
+                                                           sampler.peak)}, drops, tcp, agents)
 
     def _popen(self, host: str, argv: list[str], tag: str) -> subprocess.Popen:
         proc = self.bed.host(host).popen([sys.executable, "-m", "lgkit.workloads.fct", *argv],
@@ -246,6 +253,22 @@ class Workload:
         store.append("network", net)
         return {"qct": np.array(qct), "fct_reply": np.array(fct_reply),
                 "fct_background": np.array(fct_bg), "net": net}
+
+
+def _agent_queues(agents: dict[str, Any], matched: dict[str, int],
+                  queues: dict[str, list[dict[str, int]]], peak: dict[str, int]
+                  ) -> dict[str, int]:
+    """The agents' queues over a scheme's run: packets their rules matched, packets they
+    received (the difference passed without them: the queues fail open), the kernel's drops
+    (none while they fail open), the socket overflows the agents saw, the most packets one
+    host's queues held at a sample."""
+    received = sum(sum(a.get("received", {}).values()) for a in agents.values())
+    return {"agent_matched": sum(matched.values()), "agent_received": received,
+            "agent_bypassed": max(0, sum(matched.values()) - received),
+            "nfq_dropped": sum(q["queue_dropped"] + q["user_dropped"]
+                               for qs in queues.values() for q in qs),
+            "agent_overflows": sum(a.get("overflows", 0) for a in agents.values()),
+            "nfq_peak": max(peak.values(), default=0)}
 
 
 def _cores(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
@@ -317,16 +340,20 @@ def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
                       checks=checks)
     net_rows = [Row(s, [r["net"][k] for k in (
         "vertigo_full_drops", "vertigo_ttl_drops", "tm_drops", "rx_overflow", "vertigo_deflected",
-        "vertigo_pushout", "TcpExtTCPTimeouts", "TcpRetransSegs", "early", "late",
-        "cpu_switches", "cpu_agents", "cpu_busy")])
+        "vertigo_pushout", "TcpExtTCPTimeouts", "TcpRetransSegs", "TcpExtTCPSynRetrans",
+        "early", "late", "agent_bypassed", "nfq_peak", "cpu_switches", "cpu_agents",
+        "cpu_busy")])
         for s, r in results.items()]
     network = Comparison("Vertigo: drops, deflections, RTOs and reordering (packets)",
                          ["drops", "TTL", "TM", "rx overflow", "deflected", "push-out",
-                          "RTOs", "retrans", "early", "late", "switch CPU", "agent CPU",
-                          "busy CPU"], net_rows, scale,
+                          "RTOs", "retrans", "SYN retrans", "early", "late", "agent bypass",
+                          "nfq peak", "switch CPU", "agent CPU", "busy CPU"], net_rows, scale,
                          units="counts during each scheme's run; rx overflow: lost in a software "
                                "switch's receive buffer (the switch fell behind, CPU); "
                                "early/late: Vertigo's receivers (reordered packets they held / "
-                               "let pass); CPU in cores: the switches', the host agents', the "
+                               "let pass); agent bypass: packets the agents' rules matched that "
+                               "passed without them (the queues fail open when an agent falls "
+                               "behind); nfq peak: most packets one host's queues held at a "
+                               "1 s sample; CPU in cores: the switches', the host agents', the "
                                f"whole machine's (of {os.cpu_count()}, shared with all it runs)")
     return [times, gain, network]

@@ -93,6 +93,8 @@ class Agent:
         self.mark_queue = NfQueue(MARK_QUEUE) if mark else None
         self.order_queue = NfQueue(ORDER_QUEUE) if order else None
         self.stopping = False
+        self.verdict_us = [0.0, 0.0]
+        "Marking: total and longest time from reading a packet to its verdict (us)."
 
     def queues(self) -> list[NfQueue]:
         return [q for q in (self.mark_queue, self.order_queue) if q is not None]
@@ -118,9 +120,12 @@ class Agent:
         if self.mark_queue is None or self.marker is None:
             return
         for packet in self.mark_queue.packets():
+            start = time.perf_counter()
             marked = self.marker.mark(packet.payload)
             self.mark_queue.verdict(packet.packet_id,
                                     payload=marked if marked is not packet.payload else None)
+            took = (time.perf_counter() - start) * 1e6
+            self.verdict_us = [self.verdict_us[0] + took, max(self.verdict_us[1], took)]
 
     def _order(self) -> None:
         if self.order_queue is None or self.orderer is None:
@@ -149,7 +154,10 @@ class Agent:
         """The counters as JSON (written whole, then renamed)."""
         stats = {"marker": asdict(self.marker.stats) if self.marker else None,
                  "orderer": asdict(self.orderer.stats) if self.orderer else None,
-                 "overflows": sum(q.overflows for q in self.queues())}
+                 "overflows": sum(q.overflows for q in self.queues()),
+                 "received": {q.queue_num: q.received for q in self.queues()},
+                 "mark_verdict_us": {"total": round(self.verdict_us[0]),
+                                     "max": round(self.verdict_us[1], 1)}}
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(stats))
         tmp.replace(path)

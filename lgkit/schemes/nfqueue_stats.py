@@ -1,0 +1,93 @@
+"""The kernel's view of the host agents' NFQUEUE queues, read from a host's namespace: queue
+lengths and drops (/proc/net/netfilter/nfnetlink_queue, sampled into a table) and the packets
+the agents' iptables rules matched (to count what bypassed an agent).
+
+Kernel facts (net/netfilter/nfnetlink_queue.c): `queue_total` is the packets waiting for a
+verdict now; `queue_dropped` counts packets dropped because the queue held `queue_maxlen`,
+`user_dropped` those the netlink socket could not take; with NFQA_CFG_F_FAIL_OPEN neither is
+counted, the packet is accepted unchanged instead, and only the rule's packet count less what
+the agent received shows it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from lgkit.measure.results import RunStore
+
+PROC_COLUMNS = ("queue", "portid", "queue_total", "copy_mode", "copy_range", "queue_dropped",
+                "user_dropped", "id_sequence")
+"The first columns of a line of /proc/net/netfilter/nfnetlink_queue."
+KEPT = ("queue", "queue_total", "queue_dropped", "user_dropped", "id_sequence")
+
+
+def parse_proc(text: str) -> list[dict[str, int]]:
+    """One record per bound queue (the KEPT fields)."""
+    found = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= len(PROC_COLUMNS) and all(f.isdigit() for f in fields):
+            record = dict(zip(PROC_COLUMNS, map(int, fields), strict=False))
+            found.append({k: record[k] for k in KEPT})
+    return found
+
+
+def read_queues(pid: int) -> list[dict[str, int]]:
+    """The queues bound in the network namespace of process `pid` (none if it is gone)."""
+    try:
+        return parse_proc(Path(f"/proc/{pid}/net/netfilter/nfnetlink_queue").read_text())
+    except OSError:
+        return []
+
+
+def parse_rule_packets(text: str) -> dict[int, int]:
+    """Queue number -> packets matched, from `iptables -t T -L CHAIN -v -x -n` output (the
+    NFQUEUE rules only)."""
+    found: dict[int, int] = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if "NFQUEUE" in fields and "num" in fields and fields[0].isdigit():
+            queue = int(fields[fields.index("num") + 1])
+            found[queue] = found.get(queue, 0) + int(fields[0])
+    return found
+
+
+class QueueSampler:
+    """Appends every bound queue of every host to a table once per interval while a scheme
+    runs (a crash keeps the rows written so far)."""
+
+    def __init__(self, store: RunStore, table: str, pids: dict[str, int],
+                 labels: dict[str, Any], interval_s: float = 1.0) -> None:
+        self.store, self.table, self.pids, self.labels = store, table, pids, labels
+        self.interval_s = interval_s
+        self.peak: dict[str, int] = {}
+        "Host -> the most packets its queues held at one sample."
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="nfqueue-sampler")
+        self._t0 = time.monotonic()
+
+    def _sample(self) -> None:
+        t = round(time.monotonic() - self._t0, 3)
+        for host, pid in self.pids.items():
+            queues = read_queues(pid)
+            held = sum(q["queue_total"] for q in queues)
+            self.peak[host] = max(self.peak.get(host, 0), held)
+            for queue in queues:
+                self.store.append(self.table, {**self.labels, "t_s": t, "host": host, **queue})
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._sample()
+
+    def __enter__(self) -> QueueSampler:
+        self._t0 = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(self.interval_s + 10)
+        self._sample()
