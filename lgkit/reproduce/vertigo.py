@@ -31,7 +31,7 @@ from lgkit.reproduce.report import Check, Comparison, Row, ratio
 from lgkit.schemes.nfqueue_stats import QueueSampler, read_queues
 from lgkit.schemes.vertigo_control import Buffer
 from lgkit.schemes.vertigo_testbed import FLOW_PORT, QUERY_PORT, VertigoBed
-from lgkit.workloads.hostconfig import HostSettings
+from lgkit.workloads.hostconfig import HostConfigError, HostSettings
 
 SCHEMES = ("ecmp", "drill", "dibs", "vertigo")
 QUICK_SCHEMES = ("ecmp", "vertigo")
@@ -48,6 +48,8 @@ DEFAULT_SCALE_RATE_MBPS = {Builtin.name: 5.0}
 target, at its usual 10 Mb/s the six software switches, sixteen host agents and the workload
 need more than this 2-core machine has under Vertigo, and packets wait seconds in the switches'
 receive buffers (docs/vertigo.md)."""
+EXPECTED = (HostConfigError,)
+"Errors the runner reports in one line (a host that cannot be set up, an agent not built)."
 QPS_PER_MBPS = 0.1
 "Default incast queries per second per aggregator, per Mb/s of host link (1 at 10 Mb/s)."
 
@@ -73,6 +75,9 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "--quick: 0)")
     group.add_argument("--buffer", type=ranged(int, 1, 1_000_000), default=32,
                        help="packets per switch port")
+    group.add_argument("--agent", choices=("auto", "c", "python"), default="auto",
+                       help="Vertigo's host agents: C (built on first use) or Python (auto: "
+                            "C if it builds)")
 
 
 def preflight(options: argparse.Namespace) -> str | None:
@@ -165,7 +170,7 @@ class Workload:
     def run(self, scheme: str, seconds: float) -> dict[str, Any]:
         """One scheme for at most `seconds`: queries, background, counters."""
         bed, ctx = self.bed, self.ctx
-        bed.use(scheme, self.tau_us)
+        bed.use(scheme, self.tau_us, self.ctx.options.agent)
         runners = {h: host_runner(bed.host(h)) for h in bed.spec.hosts}
         tcp_before = {h: nstat(r) for h, r in runners.items()}
         counters_before = bed.counters()

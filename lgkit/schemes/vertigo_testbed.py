@@ -28,6 +28,7 @@ from lgkit.measure.p4poll import Cell, read_cells
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.schemes.entries import to_session
 from lgkit.schemes.fabric import switch_routes
+from lgkit.schemes import vertigo_cagent
 from lgkit.schemes.nfqueue_stats import parse_rule_packets
 from lgkit.schemes.vertigo_control import (
     SCHEMES,
@@ -173,7 +174,20 @@ class VertigoBed(Testbed):
             raise RuntimeError(f"{kind} on {host} did not start: {process.stderr.read()[-300:]}")
         return HostProcess(host, kind, process)
 
-    def use(self, scheme: str, tau_us: float) -> None:
+    def agent_engine(self, engine: str) -> str:
+        """`c` or `python`: auto is C when it builds (once, here, not in every host), else
+        Python, said in one line."""
+        if engine == "python":
+            return engine
+        path, why = vertigo_cagent.build()
+        if path is not None:
+            return "c"
+        if engine == "c":
+            raise HostConfigError(f"the C host agent cannot be built: {why}")
+        self.log(f"vertigo host agents: C agent unavailable ({why}); running the Python agent")
+        return "python"
+
+    def use(self, scheme: str, tau_us: float, engine: str = "auto") -> None:
         """Every switch to `scheme`; the host agents run for Vertigo only."""
         self.scheme = SCHEMES[scheme]
         for index, switch in enumerate(self.spec.switches):
@@ -181,12 +195,13 @@ class VertigoBed(Testbed):
                        [settings_write(self.scheme, self.buffer, index)])
         self.stop_agents()
         if scheme == "vertigo":
+            engine = self.agent_engine(engine)
             for name in self.spec.hosts:
                 self.agents.append(self._start(name, "vertigo", [
                     sys.executable, "-m", "lgkit.schemes.vertigo_host", "--dev",
                     self.host(name).defaultIntf().name, "--framed-ports",
                     f"{FLOW_PORT},{QUERY_PORT}", "--framed-source-ports", str(QUERY_PORT),
-                    "--tau-us", str(tau_us), "--stats",
+                    "--tau-us", str(tau_us), "--engine", engine, "--stats",
                     str(self.work_dir / f"vertigo-agent-{name}.json")], "ready"))
 
     def stop_agents(self) -> dict[str, Any]:
