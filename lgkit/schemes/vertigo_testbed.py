@@ -26,9 +26,9 @@ from lgkit.core.targets import DEFAULT_TARGET
 from lgkit.core.topology import load_spec
 from lgkit.measure.p4poll import Cell, read_cells
 from lgkit.net.testbed.testbed import Testbed
+from lgkit.schemes import vertigo_cagent
 from lgkit.schemes.entries import to_session
 from lgkit.schemes.fabric import switch_routes
-from lgkit.schemes import vertigo_cagent
 from lgkit.schemes.nfqueue_stats import parse_rule_packets
 from lgkit.schemes.vertigo_control import (
     SCHEMES,
