@@ -105,6 +105,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """cpu_seconds of a process and its live descendants (the Python wrapper of a host agent
+    and the C agent it runs)."""
+    total = cpu_seconds(pid)
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children = task.read_text().split()
+        except OSError:
+            continue
+        total += sum(tree_cpu_seconds(int(child)) for child in children)
+    return total
+
+
 def machine_cpu() -> tuple[float, float]:
     """(busy, total) CPU seconds of the whole machine since boot, over all cores."""
     ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -243,7 +256,7 @@ class VertigoBed(Testbed):
         switches = [self.network.node(s).process for s in self.spec.switches]
         busy, total = machine_cpu()
         return {"switches": sum(cpu_seconds(p.pid) for p in switches if p is not None),
-                "agents": sum(cpu_seconds(a.process.pid) for a in self.agents),
+                "agents": sum(tree_cpu_seconds(a.process.pid) for a in self.agents),
                 "busy": busy, "total": total}
 
     def switch_drops(self) -> dict[str, int]:
