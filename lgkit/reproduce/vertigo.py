@@ -190,12 +190,11 @@ class Workload:
         counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
         tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}
         cpu = _cores(cpu_before, bed.cpu())
-        matched = bed.rule_packets()
         queues = {h: read_queues(pid) for h, pid in pids.items()}
         agents = bed.stop_agents()
         drops = {k: v - drops_before.get(k, 0) for k, v in bed.switch_drops().items()}
         return self._collect(scheme, out, {**counters, **cpu,
-                                           **_agent_queues(agents, matched, queues,
+                                           **_agent_queues(agents, queues,
                                                            sampler.peak)}, drops, tcp, agents)
 
     def _popen(self, host: str, argv: list[str], tag: str) -> subprocess.Popen:
@@ -260,16 +259,16 @@ class Workload:
                 "fct_background": np.array(fct_bg), "net": net}
 
 
-def _agent_queues(agents: dict[str, Any], matched: dict[str, int],
-                  queues: dict[str, list[dict[str, int]]], peak: dict[str, int]
-                  ) -> dict[str, int]:
-    """The agents' queues over a scheme's run: packets their rules matched, packets they
-    received (the difference passed without them: the queues fail open), the kernel's drops
-    (none while they fail open), the socket overflows the agents saw, the most packets one
-    host's queues held at a sample."""
+def _agent_queues(agents: dict[str, Any], queues: dict[str, list[dict[str, int]]],
+                  peak: dict[str, int]) -> dict[str, int]:
+    """The agents' queues over a scheme's run: packets the kernel sent them, packets they
+    received (the difference passed without them: a full socket fails open), the kernel's
+    drops (none while the queues fail open), the socket overflows the agents saw, the most
+    packets one host's queues held at a sample (a full queue, 4096, would fail open too)."""
     received = sum(sum(a.get("received", {}).values()) for a in agents.values())
-    return {"agent_matched": sum(matched.values()), "agent_received": received,
-            "agent_bypassed": max(0, sum(matched.values()) - received),
+    queued = sum(q["id_sequence"] for qs in queues.values() for q in qs)
+    return {"agent_queued": queued, "agent_received": received,
+            "agent_bypassed": max(0, queued - received),
             "nfq_dropped": sum(q["queue_dropped"] + q["user_dropped"]
                                for qs in queues.values() for q in qs),
             "agent_overflows": sum(a.get("overflows", 0) for a in agents.values()),
@@ -356,9 +355,9 @@ def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
                          units="counts during each scheme's run; rx overflow: lost in a software "
                                "switch's receive buffer (the switch fell behind, CPU); "
                                "early/late: Vertigo's receivers (reordered packets they held / "
-                               "let pass); agent bypass: packets the agents' rules matched that "
-                               "passed without them (the queues fail open when an agent falls "
-                               "behind); nfq peak: most packets one host's queues held at a "
+                               "let pass); agent bypass: packets the kernel queued to the agents "
+                               "that passed without them (the queues fail open when an agent "
+                               "falls behind); nfq peak: most packets one host's queues held at a "
                                "1 s sample; CPU in cores: the switches', the host agents', the "
                                f"whole machine's (of {os.cpu_count()}, shared with all it runs)")
     return [times, gain, network]

@@ -1,12 +1,12 @@
 """The kernel's view of the host agents' NFQUEUE queues, read from a host's namespace: queue
-lengths and drops (/proc/net/netfilter/nfnetlink_queue, sampled into a table) and the packets
-the agents' iptables rules matched (to count what bypassed an agent).
+lengths, drops and packets queued (/proc/net/netfilter/nfnetlink_queue, sampled into a table).
 
 Kernel facts (net/netfilter/nfnetlink_queue.c): `queue_total` is the packets waiting for a
-verdict now; `queue_dropped` counts packets dropped because the queue held `queue_maxlen`,
-`user_dropped` those the netlink socket could not take; with NFQA_CFG_F_FAIL_OPEN neither is
-counted, the packet is accepted unchanged instead, and only the rule's packet count less what
-the agent received shows it.
+verdict now; `id_sequence` counts the packets sent to the agent's socket; `queue_dropped`
+counts packets dropped because the queue held `queue_maxlen`, `user_dropped` those the socket
+could not take. With NFQA_CFG_F_FAIL_OPEN (the agents set it) neither is counted: the packet is
+accepted unchanged instead. So a full queue shows as `queue_total` at `queue_maxlen`, a full
+socket as `id_sequence` above what the agent received (and ENOBUFS at the agent).
 """
 
 from __future__ import annotations
@@ -41,18 +41,6 @@ def read_queues(pid: int) -> list[dict[str, int]]:
         return parse_proc(Path(f"/proc/{pid}/net/netfilter/nfnetlink_queue").read_text())
     except OSError:
         return []
-
-
-def parse_rule_packets(text: str) -> dict[int, int]:
-    """Queue number -> packets matched, from `iptables -t T -L CHAIN -v -x -n` output (the
-    NFQUEUE rules only)."""
-    found: dict[int, int] = {}
-    for line in text.splitlines():
-        fields = line.split()
-        if "NFQUEUE" in fields and "num" in fields and fields[0].isdigit():
-            queue = int(fields[fields.index("num") + 1])
-            found[queue] = found.get(queue, 0) + int(fields[0])
-    return found
 
 
 class QueueSampler:

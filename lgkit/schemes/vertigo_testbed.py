@@ -29,7 +29,6 @@ from lgkit.net.testbed.testbed import Testbed
 from lgkit.schemes import vertigo_cagent
 from lgkit.schemes.entries import to_session
 from lgkit.schemes.fabric import switch_routes
-from lgkit.schemes.nfqueue_stats import parse_rule_packets
 from lgkit.schemes.vertigo_control import (
     SCHEMES,
     Buffer,
@@ -227,17 +226,6 @@ class VertigoBed(Testbed):
                 stats[agent.host] = json.loads(path.read_text())
         self.agents.clear()
         return stats
-
-    def rule_packets(self) -> dict[str, int]:
-        """Packets the agents' NFQUEUE rules matched so far, per host (their rules go with
-        them: read before stop_agents)."""
-        found = {}
-        for agent in self.agents:
-            node = self.host(agent.host)
-            found[agent.host] = sum(sum(parse_rule_packets(node.cmd(
-                f"iptables -t {table} -L {chain} -v -x -n")).values())
-                for table, chain in (("mangle", "POSTROUTING"), ("raw", "PREROUTING")))
-        return found
 
     def counters(self) -> dict[str, int]:
         """The program's counters summed over every switch and port."""
