@@ -11,11 +11,10 @@ socket as `id_sequence` above what the agent received (and ENOBUFS at the agent)
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
+from lgkit.measure.collect import Periodic
 from lgkit.measure.results import RunStore
 
 PROC_COLUMNS = ("queue", "portid", "queue_total", "copy_mode", "copy_range", "queue_dropped",
@@ -43,39 +42,22 @@ def read_queues(pid: int) -> list[dict[str, int]]:
         return []
 
 
-class QueueSampler:
+class QueueSampler(Periodic):
     """Appends every bound queue of every host to a table once per interval while a scheme
-    runs (a crash keeps the rows written so far)."""
+    runs."""
 
     def __init__(self, store: RunStore, table: str, pids: dict[str, int],
                  labels: dict[str, Any], interval_s: float = 1.0) -> None:
+        super().__init__(interval_s, "nfqueue-sampler")
         self.store, self.table, self.pids, self.labels = store, table, pids, labels
-        self.interval_s = interval_s
         self.peak: dict[str, int] = {}
         "Host -> the most packets its queues held at one sample."
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True, name="nfqueue-sampler")
-        self._t0 = time.monotonic()
 
     def _sample(self) -> None:
-        t = round(time.monotonic() - self._t0, 3)
+        t = self.elapsed_s()
         for host, pid in self.pids.items():
             queues = read_queues(pid)
             held = sum(q["queue_total"] for q in queues)
             self.peak[host] = max(self.peak.get(host, 0), held)
             for queue in queues:
                 self.store.append(self.table, {**self.labels, "t_s": t, "host": host, **queue})
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self._sample()
-
-    def __enter__(self) -> QueueSampler:
-        self._t0 = time.monotonic()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(self.interval_s + 10)
-        self._sample()

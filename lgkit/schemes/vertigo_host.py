@@ -25,6 +25,8 @@ import struct
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -72,6 +74,20 @@ def iptables(action: str, rule: Rule, check: bool = True) -> None:
     table, chain, args = rule
     subprocess.run(["iptables", "-t", table, action, chain, *args], check=check,
                    capture_output=True)
+
+
+@contextmanager
+def installed_rules(dev: str, mark: bool, order: bool) -> Iterator[None]:
+    """The agent's rules while the block runs (CalledProcessError if one cannot be added)."""
+    installed: list[Rule] = []
+    try:
+        for rule in rules(dev, mark, order):
+            iptables("-A", rule)
+            installed.append(rule)
+        yield
+    finally:
+        for rule in installed:
+            iptables("-D", rule, check=False)
 
 
 def flow_key(ip: bytes, info: flowinfo.FlowInfo) -> tuple[FlowKey, int]:
@@ -207,21 +223,16 @@ def main(argv: list[str] | None = None) -> int:
         return serve_c(binary, args, mark, order)
     marker = Marker(_ports(args.framed_ports), _ports(args.framed_source_ports)) if mark else None
     agent = Agent(marker, args.tau_us, order)
-    installed: list[Rule] = []
     signal.signal(signal.SIGTERM, agent.stop)
     signal.signal(signal.SIGINT, agent.stop)
     try:
-        for rule in rules(args.dev, mark, order):
-            iptables("-A", rule)
-            installed.append(rule)
-        print(json.dumps({"vertigo_host": "ready", "dev": args.dev}), flush=True)
-        agent.run(args.stats)
+        with installed_rules(args.dev, mark, order):
+            print(json.dumps({"vertigo_host": "ready", "dev": args.dev}), flush=True)
+            agent.run(args.stats)
     except subprocess.CalledProcessError as exc:
         print(f"lgkit: error: iptables: {exc.stderr.decode().strip()}", file=sys.stderr)
         return 1
     finally:
-        for rule in installed:
-            iptables("-D", rule, check=False)
         agent.close()
         if args.stats is not None:
             agent.write_stats(args.stats)
@@ -239,24 +250,20 @@ def serve_c(binary: Path, args: argparse.Namespace, mark: bool, order: bool) -> 
     signal.signal(signal.SIGTERM, waiter.stop)
     signal.signal(signal.SIGINT, waiter.stop)
     child = subprocess.Popen([str(binary), *argv], stdout=subprocess.PIPE, text=True)
-    installed: list[Rule] = []
     try:
         assert child.stdout is not None
         if "ready" not in child.stdout.readline():
             return child.wait() or 1
-        for rule in rules(args.dev, mark, order):
-            iptables("-A", rule)
-            installed.append(rule)
-        print(json.dumps({"vertigo_host": "ready", "dev": args.dev, "engine": "c"}), flush=True)
-        while not waiter.stopping and child.poll() is None:
-            time.sleep(0.2)
+        with installed_rules(args.dev, mark, order):
+            print(json.dumps({"vertigo_host": "ready", "dev": args.dev, "engine": "c"}),
+                  flush=True)
+            while not waiter.stopping and child.poll() is None:
+                time.sleep(0.2)
         return 0 if child.poll() is None else 1
     except subprocess.CalledProcessError as exc:
         print(f"lgkit: error: iptables: {exc.stderr.decode().strip()}", file=sys.stderr)
         return 1
     finally:
-        for rule in installed:
-            iptables("-D", rule, check=False)
         if child.poll() is None:
             child.terminate()
         child.wait()
