@@ -167,9 +167,14 @@ def test_marks_on_the_wire_and_delivers_in_order(pair: None, tmp_path: Path, eng
     stats_a = json.loads((tmp_path / "a.json").read_text())
     stats_b = json.loads((tmp_path / "b.json").read_text())
     assert stats_a["engine"] == stats_b["engine"] == engine
-    assert stats_a["marker"]["flows"] == len(SIZES) and stats_a["marker"]["marked"] == len(sent)
+    # every segment sent for the first time was marked once (on a loaded machine TCP may also
+    # retransmit after its FIN, where the capture stops: count first transmissions)
+    first_sent = sum(1 for _, _, m in sent if m.retcnt == 0)
+    marker_stats = stats_a["marker"]
+    assert marker_stats["flows"] == len(SIZES)
+    assert marker_stats["marked"] - marker_stats["retransmissions"] == first_sent
     # no flow waited for a first packet that never came
-    assert stats_b["orderer"]["in_order"] == len(sent) and stats_b["orderer"]["early"] == 0
+    assert stats_b["orderer"]["in_order"] == first_sent and stats_b["orderer"]["early"] == 0
     assert stats_b["orderer"]["passed"] == 0  # the rule's filter kept SYNs and ACKs in the kernel
     for name in (NS_A, NS_B):  # the agents took their rules with them
         rules = ns(name, "iptables-save").stdout
