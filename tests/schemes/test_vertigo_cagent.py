@@ -11,11 +11,12 @@ import struct
 import subprocess
 from collections import defaultdict
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
 from lgkit.core.frames import ip_bytes, ipv4_checksum
-from lgkit.schemes import flowinfo, vertigo_cagent
+from lgkit.schemes import flowinfo, vertigo_cagent, vertigo_host
 from lgkit.schemes.vertigo_host import flow_key
 from lgkit.schemes.vertigo_marker import Marker, MarkerStats
 from lgkit.schemes.vertigo_orderer import Orderer, OrdererStats
@@ -162,3 +163,30 @@ def by_flow(handles: list[int], flows: dict[int, object]) -> dict[object, list[i
         grouped[flows[handle]].append(handle)
     return dict(grouped)
 
+
+
+def test_without_a_compiler_auto_says_so_in_one_line_and_runs_python(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("CC", "false")
+    path, why = vertigo_cagent.build()
+    assert path is None and why.startswith("false")
+    assert vertigo_host.c_agent("auto") is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "running the Python agent" in err
+    with pytest.raises(OSError, match="cannot be built"):
+        vertigo_host.c_agent("c")
+    assert list(tmp_path.rglob("*")) == []  # nothing half-written in the cache
+
+
+def test_a_build_lands_whole_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          binary: str) -> None:
+    assert binary  # the system can build it
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path, _ = vertigo_cagent.build()
+    assert path is not None and path.parent == tmp_path / "lgkit"
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+    out = subprocess.run([str(path), "--replay"], input="S\n", capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out)["engine"] == "c"
