@@ -168,25 +168,26 @@ def by_flow(handles: list[int], flows: dict[int, object]) -> dict[object, list[i
 def test_without_a_compiler_auto_says_so_in_one_line_and_runs_python(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("LGKIT_NATIVE_CACHE", str(tmp_path))
     monkeypatch.setenv("CC", "false")
     path, why = vertigo_cagent.build()
-    assert path is None and why.startswith("false")
+    assert path is None and why.startswith("C compiler failure")
     assert vertigo_host.c_agent("auto") is None
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "running the Python agent" in err
     with pytest.raises(OSError, match="cannot be built"):
         vertigo_host.c_agent("c")
-    assert list(tmp_path.rglob("*")) == []  # nothing half-written in the cache
+    assert [p.suffix for p in tmp_path.iterdir()] == [".c"]  # the source, no half a binary
 
 
 def test_a_build_lands_whole_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           binary: str) -> None:
     assert binary  # the system can build it
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("LGKIT_NATIVE_CACHE", str(tmp_path))
     path, _ = vertigo_cagent.build()
-    assert path is not None and path.parent == tmp_path / "lgkit"
-    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+    assert path is not None and path.parent == tmp_path
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [path.name, path.with_suffix(".c").name]), "a temporary was left"
     out = subprocess.run([str(path), "--replay"], input="S\n", capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out)["engine"] == "c"
