@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 KEEP = ("metadata.json", "report.txt", "summary.csv", "conditions.csv", "fct_summary.csv",
         "goodput.csv", "intervals.csv", "timeline_tcp.csv", "events.csv", "link_speed.csv",
-        "retx_delay.csv", "probes.csv", "network.csv", "queries.csv", "flows.csv")
+        "retx_delay.csv", "probes.csv", "network.csv", "queries.csv", "flows.csv", "nfqueue.csv")
 AGENTS = "vertigo-agent-*.json"
 "Vertigo's host agents' final counters, kept in agents/."
 SLIM = {"fct.csv": ["group", "condition", "fct_us", "error"],

@@ -26,7 +26,8 @@ STAMP="$VENV/.lgkit-setup.sha256"
 SYSTEM_PYTHON=/usr/bin/python3
 
 APT_PACKAGES=(python3-venv mininet bridge-utils net-tools iputils-ping iperf3 redis-server
-              nftables iproute2 ethtool tcpdump procps psmisc iptables build-essential)
+              nftables iproute2 ethtool tcpdump procps psmisc iptables build-essential
+              libnetfilter-queue-dev)
 TEST_TOOLS=(shellcheck vagrant)
 
 say() { echo "setup: $*"; }

@@ -19,7 +19,7 @@ NSTAT_KEYS = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPTimeouts", "TcpExtTCPLos
               "TcpExtTCPLossProbeRecovery", "TcpExtTCPFastRetrans", "TcpExtTCPSackRecovery",
               "TcpExtTCPSpuriousRTOs", "TcpExtTCPDSACKRecv", "TcpExtTCPOFOQueue",
               "TcpExtTCPDSACKOfoRecv", "TcpExtTCPSACKReorder", "TcpExtTCPRenoReorder",
-              "IpExtInCEPkts", "TcpExtTCPDeliveredCE")
+              "IpExtInCEPkts", "TcpExtTCPDeliveredCE", "TcpExtTCPSynRetrans")
 "The nstat counters a run keeps (a missing one is 0)."
 _RATE = re.compile(r"\b(send|pacing_rate|delivery_rate) ([\d.]+)([KMG]?)bps")
 _SCALE = {"": 1e-6, "K": 1e-3, "M": 1.0, "G": 1e3}

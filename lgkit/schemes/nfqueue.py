@@ -73,7 +73,10 @@ class NfQueue:
         self.sock.bind((0, 0))
         self._seq = 0
         self.overflows = 0
-        "Times the socket's buffer overflowed (the kernel dropped packets meanwhile)."
+        """Times the socket's buffer overflowed (meanwhile the kernel let packets pass without
+        the agent: the queue fails open)."""
+        self.received = 0
+        "Packets read from the queue."
         try:
             self._configure(_attr(NFQA_CFG_CMD, struct.pack("!BxH", NFQNL_CFG_CMD_BIND,
                                                             socket.AF_INET)))
@@ -129,7 +132,9 @@ class NfQueue:
                     self.overflows += 1
                     continue
                 raise
-            yield from self._parse(data)
+            for packet in self._parse(data):
+                self.received += 1
+                yield packet
 
     @staticmethod
     def _parse(data: bytes) -> Iterator[QueuedPacket]:

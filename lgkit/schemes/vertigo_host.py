@@ -25,10 +25,12 @@ import struct
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
-from lgkit.schemes import flowinfo
+from lgkit.schemes import flowinfo, vertigo_cagent
 from lgkit.schemes.nfqueue import NfQueue
 from lgkit.schemes.vertigo_marker import Marker
 from lgkit.schemes.vertigo_orderer import FlowKey, Orderer
@@ -74,6 +76,20 @@ def iptables(action: str, rule: Rule, check: bool = True) -> None:
                    capture_output=True)
 
 
+@contextmanager
+def installed_rules(dev: str, mark: bool, order: bool) -> Iterator[None]:
+    """The agent's rules while the block runs (CalledProcessError if one cannot be added)."""
+    installed: list[Rule] = []
+    try:
+        for rule in rules(dev, mark, order):
+            iptables("-A", rule)
+            installed.append(rule)
+        yield
+    finally:
+        for rule in installed:
+            iptables("-D", rule, check=False)
+
+
 def flow_key(ip: bytes, info: flowinfo.FlowInfo) -> tuple[FlowKey, int]:
     """The flow a marked IPv4/TCP packet belongs to, and its TCP payload length."""
     header = (ip[0] & 0x0F) * 4
@@ -93,6 +109,8 @@ class Agent:
         self.mark_queue = NfQueue(MARK_QUEUE) if mark else None
         self.order_queue = NfQueue(ORDER_QUEUE) if order else None
         self.stopping = False
+        self.verdict_us = [0.0, 0.0]
+        "Marking: total and longest time from reading a packet to its verdict (us)."
 
     def queues(self) -> list[NfQueue]:
         return [q for q in (self.mark_queue, self.order_queue) if q is not None]
@@ -118,9 +136,12 @@ class Agent:
         if self.mark_queue is None or self.marker is None:
             return
         for packet in self.mark_queue.packets():
+            start = time.perf_counter()
             marked = self.marker.mark(packet.payload)
             self.mark_queue.verdict(packet.packet_id,
                                     payload=marked if marked is not packet.payload else None)
+            took = (time.perf_counter() - start) * 1e6
+            self.verdict_us = [self.verdict_us[0] + took, max(self.verdict_us[1], took)]
 
     def _order(self) -> None:
         if self.order_queue is None or self.orderer is None:
@@ -149,7 +170,11 @@ class Agent:
         """The counters as JSON (written whole, then renamed)."""
         stats = {"marker": asdict(self.marker.stats) if self.marker else None,
                  "orderer": asdict(self.orderer.stats) if self.orderer else None,
-                 "overflows": sum(q.overflows for q in self.queues())}
+                 "overflows": sum(q.overflows for q in self.queues()),
+                 "received": {q.queue_num: q.received for q in self.queues()},
+                 "mark_verdict_us": {"total": round(self.verdict_us[0]),
+                                     "max": round(self.verdict_us[1], 1)},
+                 "engine": "python"}
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(stats))
         tmp.replace(path)
@@ -157,6 +182,19 @@ class Agent:
 
 def _ports(text: str) -> set[int]:
     return {int(p) for p in text.split(",") if p}
+
+
+def c_agent(engine: str) -> Path | None:
+    """The C agent's binary for `engine` (auto: if it builds, saying so in one line if not)."""
+    if engine == "python":
+        return None
+    path, why = vertigo_cagent.build()
+    if path is None:
+        if engine == "c":
+            raise OSError(f"the C agent cannot be built: {why}")
+        print(f"lgkit: vertigo host agent: C agent unavailable ({why}); running the Python "
+              "agent", file=sys.stderr, flush=True)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,29 +209,64 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-mark", action="store_true", help="do not mark outgoing packets")
     parser.add_argument("--no-order", action="store_true", help="do not order incoming packets")
     parser.add_argument("--stats", type=Path, help="JSON file of the agent's counters")
+    parser.add_argument("--engine", choices=("auto", "c", "python"), default="auto",
+                        help="the per-packet work in C (built on first use) or in Python "
+                             "(auto: C if it builds)")
     args = parser.parse_args(argv)
     mark, order = not args.no_mark, not args.no_order
+    try:
+        binary = c_agent(args.engine)
+    except OSError as exc:
+        print(f"lgkit: error: {exc}", file=sys.stderr)
+        return 1
+    if binary is not None:
+        return serve_c(binary, args, mark, order)
     marker = Marker(_ports(args.framed_ports), _ports(args.framed_source_ports)) if mark else None
     agent = Agent(marker, args.tau_us, order)
-    installed: list[Rule] = []
     signal.signal(signal.SIGTERM, agent.stop)
     signal.signal(signal.SIGINT, agent.stop)
     try:
-        for rule in rules(args.dev, mark, order):
-            iptables("-A", rule)
-            installed.append(rule)
-        print(json.dumps({"vertigo_host": "ready", "dev": args.dev}), flush=True)
-        agent.run(args.stats)
+        with installed_rules(args.dev, mark, order):
+            print(json.dumps({"vertigo_host": "ready", "dev": args.dev}), flush=True)
+            agent.run(args.stats)
     except subprocess.CalledProcessError as exc:
         print(f"lgkit: error: iptables: {exc.stderr.decode().strip()}", file=sys.stderr)
         return 1
     finally:
-        for rule in installed:
-            iptables("-D", rule, check=False)
         agent.close()
         if args.stats is not None:
             agent.write_stats(args.stats)
     return 0
+
+
+def serve_c(binary: Path, args: argparse.Namespace, mark: bool, order: bool) -> int:
+    """The C agent binds the queues, then the rules go in; at SIGTERM or SIGINT the rules go,
+    then the agent (it releases what it holds and writes its counters)."""
+    argv = ["--framed-ports", args.framed_ports, "--framed-source-ports",
+            args.framed_source_ports, "--tau-us", str(args.tau_us)]
+    argv += ["--stats", str(args.stats)] if args.stats is not None else []
+    argv += [flag for flag, off in (("--no-mark", not mark), ("--no-order", not order)) if off]
+    waiter = Agent(None, 0.0, False)
+    signal.signal(signal.SIGTERM, waiter.stop)
+    signal.signal(signal.SIGINT, waiter.stop)
+    child = subprocess.Popen([str(binary), *argv], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        if "ready" not in child.stdout.readline():
+            return child.wait() or 1
+        with installed_rules(args.dev, mark, order):
+            print(json.dumps({"vertigo_host": "ready", "dev": args.dev, "engine": "c"}),
+                  flush=True)
+            while not waiter.stopping and child.poll() is None:
+                time.sleep(0.2)
+        return 0 if child.poll() is None else 1
+    except subprocess.CalledProcessError as exc:
+        print(f"lgkit: error: iptables: {exc.stderr.decode().strip()}", file=sys.stderr)
+        return 1
+    finally:
+        if child.poll() is None:
+            child.terminate()
+        child.wait()
 
 
 if __name__ == "__main__":

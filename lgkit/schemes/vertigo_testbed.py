@@ -26,6 +26,7 @@ from lgkit.core.targets import DEFAULT_TARGET
 from lgkit.core.topology import load_spec
 from lgkit.measure.p4poll import Cell, read_cells
 from lgkit.net.testbed.testbed import Testbed
+from lgkit.schemes import vertigo_cagent
 from lgkit.schemes.entries import to_session
 from lgkit.schemes.fabric import switch_routes
 from lgkit.schemes.vertigo_control import (
@@ -103,6 +104,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """cpu_seconds of a process and its live descendants (the Python wrapper of a host agent
+    and the C agent it runs)."""
+    total = cpu_seconds(pid)
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children = task.read_text().split()
+        except OSError:
+            continue
+        total += sum(tree_cpu_seconds(int(child)) for child in children)
+    return total
+
+
 def machine_cpu() -> tuple[float, float]:
     """(busy, total) CPU seconds of the whole machine since boot, over all cores."""
     ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -172,7 +186,20 @@ class VertigoBed(Testbed):
             raise RuntimeError(f"{kind} on {host} did not start: {process.stderr.read()[-300:]}")
         return HostProcess(host, kind, process)
 
-    def use(self, scheme: str, tau_us: float) -> None:
+    def agent_engine(self, engine: str) -> str:
+        """`c` or `python`: auto is C when it builds (once, here, not in every host), else
+        Python, said in one line."""
+        if engine == "python":
+            return engine
+        path, why = vertigo_cagent.build()
+        if path is not None:
+            return "c"
+        if engine == "c":
+            raise HostConfigError(f"the C host agent cannot be built: {why}")
+        self.log(f"vertigo host agents: C agent unavailable ({why}); running the Python agent")
+        return "python"
+
+    def use(self, scheme: str, tau_us: float, engine: str = "auto") -> None:
         """Every switch to `scheme`; the host agents run for Vertigo only."""
         self.scheme = SCHEMES[scheme]
         for index, switch in enumerate(self.spec.switches):
@@ -180,12 +207,13 @@ class VertigoBed(Testbed):
                        [settings_write(self.scheme, self.buffer, index)])
         self.stop_agents()
         if scheme == "vertigo":
+            engine = self.agent_engine(engine)
             for name in self.spec.hosts:
                 self.agents.append(self._start(name, "vertigo", [
                     sys.executable, "-m", "lgkit.schemes.vertigo_host", "--dev",
                     self.host(name).defaultIntf().name, "--framed-ports",
                     f"{FLOW_PORT},{QUERY_PORT}", "--framed-source-ports", str(QUERY_PORT),
-                    "--tau-us", str(tau_us), "--stats",
+                    "--tau-us", str(tau_us), "--engine", engine, "--stats",
                     str(self.work_dir / f"vertigo-agent-{name}.json")], "ready"))
 
     def stop_agents(self) -> dict[str, Any]:
@@ -216,7 +244,7 @@ class VertigoBed(Testbed):
         switches = [self.network.node(s).process for s in self.spec.switches]
         busy, total = machine_cpu()
         return {"switches": sum(cpu_seconds(p.pid) for p in switches if p is not None),
-                "agents": sum(cpu_seconds(a.process.pid) for a in self.agents),
+                "agents": sum(tree_cpu_seconds(a.process.pid) for a in self.agents),
                 "busy": busy, "total": total}
 
     def switch_drops(self) -> dict[str, int]:

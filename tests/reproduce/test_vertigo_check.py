@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from lgkit.reproduce.vertigo import _p99_all
+from lgkit.reproduce.vertigo import _checks, _p99_all
 
 
 def result(completed_ms: list[float], failed: int) -> dict:
@@ -19,3 +19,17 @@ def test_failed_queries_count_as_longer_than_any() -> None:
     assert _p99_all(result([500.0] * 12, 266)) == math.inf  # 12 of 278 done: no tail to show
     assert _p99_all(result([500.0] * 367 + [12_000.0], 2)) == 500.0  # 2 of 370 failed: < 1%
     assert math.isnan(_p99_all(result([], 0)))
+
+
+def scheme(completed_ms: list[float], failed: int) -> dict:
+    return {"qct": np.array(completed_ms) * 1000,
+            "net": {"queries_failed": failed, "queries_ok": len(completed_ms)}}
+
+
+def test_vertigo_must_beat_ecmp_and_drill_tails_and_complete_as_many_queries() -> None:
+    results = {"ecmp": scheme([1.0] * 99 + [9.0], 0), "drill": scheme([1.0] * 99 + [7.0], 0),
+               "vertigo": scheme([1.0] * 99 + [8.0], 0)}
+    assert [c.passed for c in _checks(results)] == [True, False, True]
+    assert "vertigo 8 ms vs drill 7 ms" in _checks(results)[1].text
+    results["vertigo"] = scheme([1.0] * 98, 0)  # a lower tail, fewer queries done
+    assert [c.passed for c in _checks(results)] == [True, True, False]

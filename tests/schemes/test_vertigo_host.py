@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import random
 import struct
+import subprocess
+import time
 
 from lgkit.core.frames import ip_bytes, ipv4_checksum
 from lgkit.schemes import flowinfo
 from lgkit.schemes.flowinfo import FlowInfo
 from lgkit.schemes.vertigo_marker import Marker, Segment
 from lgkit.schemes.vertigo_orderer import Orderer
-from lgkit.schemes.vertigo_testbed import ADVMSS, with_advmss
+from lgkit.schemes.vertigo_testbed import ADVMSS, cpu_seconds, tree_cpu_seconds, with_advmss
 
 ISN = 0xFFFFFF00  # the sequence numbers wrap inside the first flow
 MSS = 1000
@@ -246,3 +248,15 @@ def test_the_agents_rules_send_only_what_it_changes_or_holds_through_user_space(
     assert [run_cbpf(ORDER_FILTER, p) for p in (marked, data, ack, syn)] == [
         True, False, False, False]
     assert all("bpf" in args for _, _, args in rules("h1-eth0", mark=True, order=True))
+
+
+def test_an_agents_cpu_includes_the_c_agent_it_runs() -> None:
+    proc = subprocess.Popen(["sh", "-c", "timeout 5 sh -c 'while :; do :; done'; true"])
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and tree_cpu_seconds(proc.pid) < 0.2:
+            time.sleep(0.1)
+        assert cpu_seconds(proc.pid) < 0.1 <= tree_cpu_seconds(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()

@@ -1,4 +1,5 @@
-"""Compile generated C with the system C compiler into a cache keyed by the source's hash."""
+"""Compile C with the system C compiler into a cache keyed by the source's hash (the native
+engine's generated code, Vertigo's host agent)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -32,39 +34,45 @@ def compiler() -> str | None:
 
 
 def shared_library(source: str, optimise: bool) -> Path:
-    """The compiled library of `source` (built once per source and flags; written atomically:
-    a library in the cache is whole). Unsupported when no C compiler is found or it fails."""
+    """The compiled library of `source` (see compiled)."""
+    return compiled(source, FLAGS[optimise] + COMMON, ".so")
+
+
+def compiled(source: str, flags: list[str], suffix: str, libs: Sequence[str] = ()) -> Path:
+    """`source` compiled with `flags` and linked with `libs` (a library or, without -shared, a
+    program), built once per source, flags and libraries and written atomically: a file in the
+    cache is whole. Unsupported when no C compiler is found or it fails."""
     cc = compiler()
     if cc is None:
         raise Unsupported("no C compiler (cc)")
-    flags = FLAGS[optimise] + COMMON
-    digest = hashlib.sha256((" ".join(flags) + "\n" + source).encode()).hexdigest()[:32]
+    args = [*flags, *libs]
+    digest = hashlib.sha256((" ".join(args) + "\n" + source).encode()).hexdigest()[:32]
     folder = cache_dir()
-    lib = folder / f"{digest}.so"
-    if lib.is_file():
-        return lib
+    out = folder / f"{digest}{suffix}"
+    if out.is_file():
+        return out
     try:
-        _build(cc, flags, source, folder, digest)
+        _build([cc, *flags], list(libs), source, folder, out)
     except OSError as exc:
         raise Unsupported(f"build cache {folder} ({exc.strerror or exc})") from None
     except subprocess.TimeoutExpired:
         raise Unsupported(f"C compiler taking more than {TIMEOUT_S} s") from None
-    return lib
+    return out
 
 
-def _build(cc: str, flags: list[str], source: str, folder: Path, digest: str) -> None:
+def _build(command: list[str], libs: list[str], source: str, folder: Path, out: Path) -> None:
     """Compile into a temporary name in the cache, then rename it into place."""
     folder.mkdir(parents=True, exist_ok=True)
-    src = folder / f"{digest}.c"
+    src = out.with_suffix(".c")
     write_atomic(src, source)
-    tmp = folder / f".{digest}.{os.getpid()}.so.tmp"
+    tmp = folder / f".{out.name}.{os.getpid()}.tmp"
     try:
-        done = subprocess.run([cc, *flags, "-o", str(tmp), str(src)], capture_output=True,
+        done = subprocess.run([*command, "-o", str(tmp), str(src), *libs], capture_output=True,
                               text=True, timeout=TIMEOUT_S, check=False)
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["?"])[0]
             raise Unsupported(f"C compiler failure ({first})")
-        tmp.replace(folder / f"{digest}.so")
+        tmp.replace(out)
     finally:
         with suppress(OSError):
             tmp.unlink(missing_ok=True)
