@@ -121,6 +121,11 @@ class PathExpr(Expr):
     decl: Any = field(default=None, init=False)
 
 
+def decl_of(e: Expr) -> Any:
+    """What a name refers to (PathExpr.decl); None for any other expression."""
+    return e.decl if isinstance(e, PathExpr) else None
+
+
 @dataclass(eq=False)
 class TypeMember(Expr):
     """A member of a type: error.NoError, MyEnum.A, HashAlgorithm.crc16, match_kind members."""
