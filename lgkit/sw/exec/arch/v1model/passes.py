@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lgkit.sw.exec.interp.passthrough import header_writes
 from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, LoopLimit, StackIndexError, deparse
@@ -330,7 +330,7 @@ def _runs(slots: list[int]) -> tuple[tuple[int, int], ...]:
 
 def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
     """The end of an ingress pass that cloned, digested, resubmitted or multicast."""
-    x: Slots = pl.slots
+    x = cast(Slots, pl.slots)  # what V1Model.bind keeps on the pipeline
     result = IngressResult([], None, 0)
     if P.clone is not None:
         _ingress_clone(pl, x, S, P, result)
