@@ -186,12 +186,12 @@ class Pipeline:
     @classmethod
     def load(cls, compiled: CompiledProgram, seed: int | None = None,
              optimise: bool | None = None, engine: str | None = None) -> Pipeline:
-        """Build the pipeline of a frontend CompiledProgram (anything with `.ir`); `optimise`
-        None: unless LGKIT_NO_OPT says not to; `engine` None: LGKIT_ENGINE (module docstring)."""
+        """Build the pipeline of a frontend CompiledProgram; `optimise` None: unless
+        LGKIT_NO_OPT says not to; `engine` None: LGKIT_ENGINE (module docstring)."""
         if optimise is None:
             optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
         arch = architecture_of(compiled.ir)
-        pl = cls(arch.compile(compiled.ir, optimise), arch, getattr(compiled, "name", ""), seed)
+        pl = cls(arch.compile(compiled.ir, optimise), arch, compiled.name, seed)
         if (engine or os.environ.get(ENGINE_ENV)) == "native":
             from lgkit.sw.exec.native.select import use_engine
 
