@@ -15,21 +15,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
-from lgkit.sw.exec.interp.tables import (
-    Exact,
-    KeyMatch,
-    KeySpec,
-    Lpm,
-    Optional_,
-    Range,
-    Table,
-    TableEntry,
-    Ternary,
-)
+from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.externs.counter import CounterArray
     from lgkit.sw.exec.externs.register import RegisterArray
+    from lgkit.sw.exec.interp.tables import KeyMatch, KeySpec, Table
     from lgkit.sw.exec.pipeline import Pipeline
 
     from .switch import Switch
