@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from lgkit.sw.exec.externs.counter import CounterArray
     from lgkit.sw.exec.externs.meter import MeterArray
     from lgkit.sw.exec.externs.register import RegisterArray
-    from lgkit.sw.exec.pipeline import ActionProfile, KeyMatch, Pipeline
+    from lgkit.sw.exec.interp.action_profiles import ActionProfile
+    from lgkit.sw.exec.pipeline import KeyMatch, Pipeline
 
 COMPARE: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq,
