@@ -54,5 +54,5 @@ class EgressResult:
 class EgressPass(Protocol):
     """A pipeline's egress pass: one queued job, with the traffic manager's queue values."""
 
-    def __call__(self, job: EgressJob, now_us: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
+    def __call__(self, job: EgressJob, now_us: int, /, enq_qdepth: int = 0, deq_qdepth: int = 0,
                  enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult: ...
