@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from lgkit.control.lg_stf import lg_probes, random_lg_stf
@@ -54,9 +56,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"lgkit: error: bmv2: {exc}", file=sys.stderr)
             return 1
         outcomes = []
-        jobs = [lambda p=path, prog=program: diff.stf_file(p, prog)
-                for program, folder in stf_suites() for path in sorted(folder.glob("*.stf"))]
-        jobs += [lambda s=seed: random_sequence(diff, s, args.packets)
+        jobs: list[Callable[[], Outcome]] = [
+            partial(diff.stf_file, path, program)
+            for program, folder in stf_suites() for path in sorted(folder.glob("*.stf"))]
+        jobs += [partial(random_sequence, diff, seed, args.packets)
                  for seed in range(args.seed, args.seed + args.random)]
         for job in jobs:
             outcome = job()

@@ -134,9 +134,9 @@ def config_lines(port: PortConfig, copies: int) -> list[str]:
                      f"LgIngress.forwarding.ipv4_forward(dst_addr:0x{mac.replace(':', '')}, "
                      f"port:{out})")
     # Activation's reset (as the data plane would do it for epoch 1), but leading ACK far ahead.
-    for name, value in (("lg_tx_epoch", 1), ("lg_rx_epoch", 1), ("lg_dummy_parked", 1),
+    for name, reset in (("lg_tx_epoch", 1), ("lg_rx_epoch", 1), ("lg_dummy_parked", 1),
                         ("lg_ack_parked", 1), ("lg_tx_leading_ack", LEADING_ACK)):
-        lines.append(f"register_write {name} {LINK_PORT} {value}")
+        lines.append(f"register_write {name} {LINK_PORT} {reset}")
     return lines
 
 

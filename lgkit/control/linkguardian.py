@@ -224,8 +224,9 @@ Op = SetGlobal | UpdatePort | CloneSession | MulticastGroup
 class LGWriter(Protocol):
     """What a switch must offer to receive LG's configuration (in-process or P4Runtime)."""
 
-    lock: AbstractContextManager[object]
-    "Held across a port's read-modify-write (other writers may share the switch)."
+    @property
+    def lock(self) -> AbstractContextManager[object]:
+        """Held across a port's read-modify-write (other writers may share the switch)."""
 
     def write_global(self, config: GlobalConfig) -> None: ...
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import astuple
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lgkit.control.linkguardian import GlobalConfig, PortConfig
 from lgkit.sw.exec.interp.tables import Exact, Table, TableEntry
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 GLOBAL_TABLE = "lg_global"
 PORT_TABLE = "lg_port"
@@ -16,7 +19,7 @@ SET_GLOBAL = "lg_set_global"
 SET_PORT = "lg_set_port"
 
 
-def instances(pipeline: Any, table: str) -> list[Table]:
+def instances(pipeline: Pipeline, table: str) -> list[Table]:
     """Every instance of a configuration table (one per control that looks it up)."""
     found = [t for name, t in pipeline.tables.items() if name.rsplit(".", 1)[-1] == table]
     if not found:
@@ -28,7 +31,7 @@ class PipelineWriter:
     """Writes the configuration tables, clone sessions and multicast groups of a
     `lgkit.sw` Pipeline; reads and writes registers (state) for tests."""
 
-    def __init__(self, pipeline: Any) -> None:
+    def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
         self.lock = threading.Lock()
 

@@ -74,23 +74,29 @@ class PhaseRunner:
 
     def run(self, phase: str) -> PhaseResult:
         """Run one phase: lg_off, lg_on or corruptd."""
-        if phase != "lg_off" and self.protection is None:
+        if phase == "lg_off":
+            result = self._measure(phase)
+        elif self.protection is None:
             raise RuntimeError(f"phase {phase} needs LinkGuardian, which this testbed lacks")
-        if phase == "corruptd":
+        elif phase == "corruptd":
             result = self._with_corruptd()
+        elif phase == "lg_on":
+            result = self._with_lg(self.protection)
         else:
-            if phase == "lg_on":
-                copies = self.protection.enable(self.scenario.loss.rate)
-                self.log(f"LinkGuardian on ({copies} copies per retransmission)")
-            try:
-                result = self._measure(phase)
-            finally:
-                if phase == "lg_on":
-                    self.protection.disable()
-            if phase == "lg_on":
-                result.effective_lg_on = result.effective_loss
-                result.retransmits_lg_on = result.retransmits
+            result = self._measure(phase)
         self.store.append("phases", asdict(result))
+        return result
+
+    def _with_lg(self, protection: Protection) -> PhaseResult:
+        """The lg_on phase: LinkGuardian on for the whole flow."""
+        copies = protection.enable(self.scenario.loss.rate)
+        self.log(f"LinkGuardian on ({copies} copies per retransmission)")
+        try:
+            result = self._measure("lg_on")
+        finally:
+            protection.disable()
+        result.effective_lg_on = result.effective_loss
+        result.retransmits_lg_on = result.retransmits
         return result
 
     def _record_drops(self, phase: str, before: dict[tuple[str, str], int]) -> None:

@@ -201,13 +201,15 @@ class FctServer:
         argv = [sys.executable, "-m", "lgkit.workloads.fct", "server", "--port", str(self.port)]
         if self.congestion:
             argv += ["--congestion", self.congestion]
-        self.process = self.host.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True)
-        naming.write_pid("fct", f"{self.host.name}-server", self.process.pid)
-        line = self.process.stdout.readline()
+        process: subprocess.Popen[str] = self.host.popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = process
+        naming.write_pid("fct", f"{self.host.name}-server", process.pid)
+        assert process.stdout is not None and process.stderr is not None  # both piped
+        line = process.stdout.readline()
         if "listening" not in line:
             self.__exit__()
-            raise ReproduceError(f"FCT server did not start: {self.process.stderr.read()[-300:]}")
+            raise ReproduceError(f"FCT server did not start: {process.stderr.read()[-300:]}")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -240,7 +242,7 @@ class Bed:
     @property
     def rate_mbps(self) -> float:
         """The link rate every switch port runs at."""
-        return float(self.testbed.rate_mbps)
+        return self.testbed.p4_rate_mbps()
 
     @property
     def paper_link_gbps(self) -> float:

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,7 +198,7 @@ def _merge_summary(ctx: Context, rows: list[dict[str, Any]]) -> None:
 
 
 def fct_table(title: str, fcts: dict[str, np.ndarray], scale: str,
-              paper_us: dict[str, list[float]] | None = None,
+              paper_us: Mapping[str, Sequence[float | None]] | None = None,
               quantiles: tuple[float, ...] = TAIL_QUANTILES, notes: list[str] | None = None,
               checks: list[Check] | None = None) -> Comparison:
     """Tail FCTs per condition: ours in ms at our scale, the paper's in us where it gives
@@ -229,7 +230,8 @@ def unresolved(est: Estimate) -> bool:
 
 
 def gain_table(title: str, fcts: dict[str, np.ndarray], baseline: str, scale: str,
-               paper: dict[str, list[float]], quantiles: tuple[float, ...] = TAIL_QUANTILES,
+               paper: Mapping[str, Sequence[float | None]],
+               quantiles: tuple[float, ...] = TAIL_QUANTILES,
                notes: list[str] | None = None, checks: list[Check] | None = None) -> Comparison:
     """How many times lower each condition's tail FCT is than `baseline`'s (scale-free, so ours
     and the paper's compare directly)."""

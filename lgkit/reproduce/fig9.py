@@ -74,7 +74,8 @@ def run(ctx: Context) -> list[Comparison]:
     options = ctx.options
     seconds = options.seconds or (6.0 if ctx.quick else 16.0)
     wanted = [cc.strip() for cc in options.cc.split(",") if cc.strip()]
-    runs = [(cc, cc, {}) for cc in wanted if testbed.congestion_or_skip(cc, ctx.log)]
+    runs: list[tuple[str, str, dict[str, Any]]] = [
+        (cc, cc, {}) for cc in wanted if testbed.congestion_or_skip(cc, ctx.log)]
     if ctx.quick:
         runs = runs[:1]
     paper_9b = testbed.paper_congestion(None, "dctcp", "cubic", ctx.log)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -141,7 +142,7 @@ def _tail_cdf(ax, values_us: np.ndarray, top: float, norm: float, **style) -> No
 
 
 def fct_tails(run: Path, group: str = "", top: float = 0.01,
-              paper_us: dict[str, list[float]] | None = None,
+              paper_us: Mapping[str, Sequence[float | None]] | None = None,
               paper_quantiles: tuple[float, ...] = ()) -> Figure:
     """The top `top` of the FCT distribution per condition (the paper's Fig. 10/11 style),
     normalised by our no-loss median; the paper's percentiles (normalised by its no-loss p99
@@ -155,8 +156,9 @@ def fct_tails(run: Path, group: str = "", top: float = 0.01,
         color, line = CONDITION_STYLE.get(condition, ("tab:purple", ":"))
         _tail_cdf(ax, part["fct_us"].to_numpy(), top, norm, color=color, linestyle=line,
                   label=f"{condition} (ours, n={len(part)})")
-    if paper_us and len(base):
-        scale = float(np.quantile(base, 0.99)) / norm / paper_us["no loss"][1]
+    paper_p99 = paper_us["no loss"][1] if paper_us else None
+    if paper_us and paper_p99 is not None and len(base):
+        scale = float(np.quantile(base, 0.99)) / norm / paper_p99
         for condition, values in paper_us.items():
             color, _ = CONDITION_STYLE.get(condition, ("tab:purple", ":"))
             points = [(v * scale, q) for v, q in zip(values, paper_quantiles, strict=True)

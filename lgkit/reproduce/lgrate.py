@@ -37,7 +37,7 @@ from lgkit.measure.wirecap import (
 )
 from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
 from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
-from lgkit.net.testbed.lgprotection import LG_PROGRAM, make_protection
+from lgkit.net.testbed.lgprotection import LG_PROGRAM, TestbedProtection, make_protection
 from lgkit.net.testbed.testbed import HOST_SHARE, Testbed
 from lgkit.reproduce.bed import preflight as testbed_preflight
 from lgkit.reproduce.context import Context
@@ -190,7 +190,8 @@ class RateBed:
         self.testbed = Testbed(self.spec, ctx.target, ctx.store.path, program=LG_PROGRAM,
                                rate_mbps=target_kind(ctx.target).link_rate_mbps, log=ctx.log,
                                plain_bridges=plain_bridges, injector=injector)
-        self.protection = None
+        self.protection: TestbedProtection | None = None
+        "LinkGuardian on the protected link (from start on)."
         self.sender, self.receiver = self.spec.protected
 
     def start(self) -> RateBed:
@@ -250,13 +251,16 @@ class RateBed:
 
     def probe(self, rate_mbps: float) -> Probe:
         """Both flows at one rate, and the verdict."""
+        protection = self.protection
+        if protection is None:
+            raise RuntimeError("RateBed.probe before start")
         self.ctx.check_time(f"{rate_mbps:g} Mb/s")
         self.testbed.set_rate(rate_mbps)
         clean_mbps, _, _ = self._flow()
         self.testbed.corrupt(LossModel(CORRUPTION, "iid"))
         tx, rx = self.sender, self.receiver
         try:
-            self.protection.enable(CORRUPTION)
+            protection.enable(CORRUPTION)
             lg0, passes0, drops0 = self._lg_counts(), self.passes(), self.testbed.drop_counts()
             pids = self._pids()
             cpu0 = {s: cpu_seconds(p) for s, p in pids.items()}
@@ -271,10 +275,10 @@ class RateBed:
             lost = self.testbed.drops_outside_p4(drops0)
             tx_max = self.register(tx, "lg_tx_buf_max_pkts", rx)
             rx_max = self.register(rx, "lg_rx_buf_max_pkts", tx)
-            timeout_ms = self.protection.params(CORRUPTION).ack_timeout_us / 1000
+            timeout_ms = protection.params(CORRUPTION).ack_timeout_us / 1000
         finally:
             self.testbed.stop_corruption()
-            self.protection.disable()
+            protection.disable()
         delays = (retransmission_delays(lg_data_frames(read_pcap(pcap))) if pcap.exists()
                   else RetxDelays([], 0))
         pcap.unlink(missing_ok=True)
@@ -338,10 +342,10 @@ def run(ctx: Context) -> list[Comparison]:
     if options.repeat < 1 or not 0 <= options.max_effective_loss < 1:
         raise ValueError("--repeat must be >= 1 and --max-effective-loss in [0, 1)")
     seconds = options.seconds or (3.0 if ctx.quick else 10.0)
-    start = options.start_mbps or target_kind(ctx.target).link_rate_mbps
     probes: list[Probe] = []
     bed = RateBed(ctx, seconds, options.injector, options.plain_bridges,
                   options.max_effective_loss)
+    start: float = options.start_mbps or bed.testbed.p4_rate_mbps()
 
     def passes(rate: float) -> bool:
         probe = bed.probe(rate)

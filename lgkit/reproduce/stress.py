@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lgkit.core.argtypes import host_port, ranged
 from lgkit.reproduce import paper
@@ -23,6 +24,9 @@ from lgkit.sim.sweep import (
     scale_for,
     stress_points,
 )
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 Summary = dict[str, Any]
 
@@ -234,6 +238,12 @@ def add_arguments(group: Any) -> None:
                             "spec and code are reused from the results root's vtime-points/)")
 
 
+def _point_done(ctx: Context, bar: tqdm) -> None:
+    """A stress point has finished: advance the bar, stop at the time bound."""
+    bar.update(1)
+    ctx.check_time("a stress point")
+
+
 def run(name: str, ctx: Context) -> list[Comparison]:
     """Run (or reuse) an experiment's points, keep their summaries in the run's folder
     (points.json) and return its tables."""
@@ -256,8 +266,7 @@ def run(name: str, ctx: Context) -> list[Comparison]:
         with ctx.progress(len(specs), f"{len(specs)} stress points", "point") as bar:
             summaries.append(run_points(specs, cache, workers, getattr(options, "scheduler",
                                                                        None),
-                                        on_done=lambda: (bar.update(1),
-                                                         ctx.check_time("a stress point"))))
+                                        on_done=partial(_point_done, ctx, bar)))
     (Path(ctx.store.path) / "points.json").write_text(json.dumps(
         {"experiment": name, "scale": scale.name, "seed": ctx.seed, "points": summaries[0],
          "extra": summaries[1] if len(summaries) > 1 else []}))

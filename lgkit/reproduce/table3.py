@@ -23,7 +23,7 @@ from lgkit.reproduce.tcprun import GoodputRow, goodput_run
 LOSSES = (0.0, 1e-5, 1e-4, 1e-3, 1e-2)
 QUICK_LOSSES = (0.0, 1e-2)
 PAPER_LINK_GBPS = 10.0
-PAPER_GBPS = {
+PAPER_GBPS: dict[str, list[float | None]] = {
     "none": [9.49, 9.48, 8.01, 3.48, 1.46],
     "Wharf": [None, 9.13, 9.13, 9.13, 7.91],
     "LG": [9.47, 9.47, 9.47, 9.46, 9.2],
@@ -75,8 +75,8 @@ def _table(rows: dict[tuple[str, float], GoodputRow], losses: tuple[float, ...],
     for label in ("none", "Wharf", "LG", "LG_NB"):
         ours = [rows[label, loss].steady_mbps / link if (label, loss) in rows else None
                 for loss in losses]
-        paper = [None if PAPER_GBPS[label][i] is None else PAPER_GBPS[label][i] / PAPER_LINK_GBPS
-                 for i in index]
+        paper = [None if gbps is None else gbps / PAPER_LINK_GBPS
+                 for gbps in (PAPER_GBPS[label][i] for i in index)]
         table_rows.append(Row(label, ours if label != "Wharf" else [None] * len(losses),
                               paper))
     base = rows["none", 0.0].steady_mbps

@@ -107,7 +107,7 @@ def run(ctx: Context) -> list[Comparison]:
                      Buffer(options.buffer, options.buffer // 2), log=ctx.log)
     try:
         bed.start(HostSettings(rto_min_ms=200))
-        qps = options.qps if options.qps is not None else QPS_PER_MBPS * bed.rate_mbps
+        qps = options.qps if options.qps is not None else QPS_PER_MBPS * bed.p4_rate_mbps()
         workload = Workload(ctx, bed, options.fanin, round(options.reply_kb * 1000), qps,
                             background)
         workload.calibrate()
@@ -151,7 +151,7 @@ class Workload:
         self.rtt_ms = float(match.group(1))
         # tau: the paper's 360 us is 1.5x the time to drain one full 300 KB port at 10G; ours
         # is 1.5x the time to drain one full port of `buffer` packets at our host rate
-        packet_ms = 1514 * 8 / (self.bed.rate_mbps * 1e3)
+        packet_ms = 1514 * 8 / (self.bed.p4_rate_mbps() * 1e3)
         self.tau_us = 1.5 * self.bed.buffer.capacity * packet_ms * 1000
         self.ctx.note(base_rtt_ms=self.rtt_ms, tau_us=self.tau_us,
                       rate_mbps=self.bed.rate_mbps, buffer=vars(self.bed.buffer),
@@ -160,7 +160,7 @@ class Workload:
         self.ctx.log(f"scale: {self.scale()}")
 
     def scale(self) -> str:
-        rate = self.bed.rate_mbps
+        rate = self.bed.p4_rate_mbps()
         return (f"{self.ctx.target}, hosts {rate:g} Mb/s, fabric {4 * rate:g} Mb/s (paper 10 "
                 f"and 40 Gb/s): 1/{10_000 / rate:.0f}; {self.fanin}-way incast of "
                 f"{self.reply_bytes / 1000:g} KB (paper 100 x 40 KB), "
@@ -230,10 +230,12 @@ class Workload:
                 "--out", str(out / f"background-{host}.csv")], "background"))
         return procs
 
-    def _collect(self, scheme: str, out: Path, counters: dict[str, int], drops: dict[str, int],
+    def _collect(self, scheme: str, out: Path, counters: dict[str, float], drops: dict[str, int],
                  tcp: dict[str, dict[str, int]], agents: dict[str, Any]) -> dict[str, Any]:
         store = self.ctx.store
-        qct, fct_reply, fct_bg = [], [], []
+        qct: list[float] = []
+        fct_reply: list[float] = []
+        fct_bg: list[float] = []
         failed = 0
         for table, kind, values in (("queries", "query", qct), ("replies", "reply", fct_reply),
                                     ("background", "background", fct_bg)):

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import finsy
 
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Range, TableEntry
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 Match = Exact | Lpm | Range
 
@@ -33,7 +36,7 @@ class Write:
         return not self.match
 
 
-def to_pipeline(pipeline: Any, writes: Iterable[Write]) -> None:
+def to_pipeline(pipeline: Pipeline, writes: Iterable[Write]) -> None:
     """Apply writes to a `lgkit.sw` pipeline (entries inserted, or modified if present)."""
     for write in writes:
         table = pipeline.tables[write.table]

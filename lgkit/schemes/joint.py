@@ -135,9 +135,9 @@ def build(setup: JointSetup) -> VirtualFabric:
                 index))
     fabric.set_queue_depths(dict.fromkeys(range(8), 2 * BUFFER + 8))
     for name in LG_SWITCHES:  # the LG switches have no admission control: their TM drops
-        switch = fabric.switches[name]
-        switch.tm.set_queue_depth(BUFFER)
-        switch.tm.set_queue_depth(4096, port=68)  # the recirculation port (LGLayout)
+        lg_switch = fabric.switches[name]
+        lg_switch.tm.set_queue_depth(BUFFER)
+        lg_switch.tm.set_queue_depth(4096, port=68)  # the recirculation port (LGLayout)
     if setup.lg:
         apply_ops(PipelineWriter(fabric.pipelines[receiver]),
                   activate_receiver_ops(fabric.port_of(receiver, sender), LG_PARAMS))

@@ -38,6 +38,7 @@ from lgkit.sw.exec.interp.tables import Lpm, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
 from lgkit.sw.switch.loss import IidLoss
+from lgkit.sw.switch.switch import Switch
 from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, VirtualNetwork
 
 PROGRAM = Path(__file__).resolve().parents[2] / "p4" / "linkguardian.p4"
@@ -200,7 +201,7 @@ class LGNet:
 
     # ---- set-up ----------------------------------------------------------------------------
 
-    def _configure_queues(self, switch: Any) -> None:
+    def _configure_queues(self, switch: Switch) -> None:
         cfg, tm, recirc = self.config, switch.tm, self.layout.recirc_port
         tm.set_queue_depth(cfg.recirc_queue_depth, port=recirc)
         if cfg.loop_pps:

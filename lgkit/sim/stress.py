@@ -20,6 +20,7 @@ from lgkit.sim.scenario import HOST_PORT, HOSTS, LINK_PORT, LGNet, ScenarioConfi
 from lgkit.sim.soak import _unwrap
 from lgkit.sim.timing import TimingModel
 from lgkit.sw.switch.loss import FrameLoss, GilbertElliott, IidLoss, TruncatedGaps
+from lgkit.sw.switch.switch import Switch
 from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES, LineRateSource
 
 MTU_FRAME_BYTES = 1514
@@ -725,7 +726,7 @@ class StressRun:
         return tm.queue_cells(self.net.layout.recirc_port, PRIO_LOOP)[1] * self.timing.cell_bytes
 
 
-def _loops(switch: Any) -> int:
+def _loops(switch: Switch) -> int:
     """Recirculations through the recirculation port proper (Table 4 counts these): not the
     passes of clones through its clone lane (the internal port the mirror sessions use)."""
     return switch.recirculations - switch.lane_recirculations

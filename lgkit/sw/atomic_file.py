@@ -6,7 +6,9 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
+
+FilePath = TypeVar("FilePath", bound=Path | str)
 
 
 @contextmanager
@@ -35,7 +37,7 @@ def write_atomic(path: Path | str, data: str | bytes) -> None:
         handle.write(data)
 
 
-def write_all(files: Mapping[Path | str, str | bytes]) -> None:
+def write_all(files: Mapping[FilePath, str | bytes]) -> None:
     """Write several files, each atomically; on an OSError the ones already written are removed
     too (the outputs of one command stand together) and an OSError naming the file is raised."""
     written: list[Path] = []

@@ -199,7 +199,7 @@ class NftInjector:
 
     def start(self) -> None:
         """Install the table; for Gilbert-Elliott start the state switcher."""
-        if self.model.kind == "iid":
+        if self._switcher is None:  # i.i.d.: one rate throughout
             self._apply(self.model.rate, create=True)
             return
         self._apply(0.0, create=True)

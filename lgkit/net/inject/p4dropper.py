@@ -37,7 +37,7 @@ class P4Dropper:
 
     def start(self) -> None:
         """Set the drop probability (or alternate it for Gilbert-Elliott)."""
-        if self.model.kind == "iid":
+        if self._switcher is None:  # i.i.d.: one rate throughout
             self._apply(self.model.rate)
             return
         self._apply(0.0)

@@ -78,14 +78,13 @@ def in_range(what: str, value: object, low: float, high: float, *, low_open: boo
              high_open: bool = False) -> float:
     """`value` as a float if it is a finite number in the range, else ScenarioError naming
     `what` (an interval written [low, high] with the open ends as parentheses)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    if ok:
-        ok = (low < value if low_open else low <= value) and \
-            (value < high if high_open else value <= high)
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+    ok = math.isfinite(number) and (low < number if low_open else low <= number) and \
+        (number < high if high_open else number <= high)
     if not ok:
         interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
         raise ScenarioError(f"{what} must be a number in {interval}, got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    return float(number)
 
 
 def check_scenario(scenario: Scenario, hosts: list[str]) -> None:

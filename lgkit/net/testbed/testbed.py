@@ -78,16 +78,17 @@ class Testbed:
             self.built = build_program(self.program, self.target, self.work_dir / "build")
         routes = self._route_schema()  # before the network: a wrong program builds nothing
         self.network.start()
-        if not self.is_p4:
+        built = self.built
+        if built is None:  # no P4 (plain Linux bridges)
             return self
         for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
             session = P4RuntimeSession(switch, node.grpc_address, node.device_id,
-                                       self.built.p4info, self.built.config)
+                                       built.p4info, built.config)
             self.sessions[switch] = session.open()
             if routes is not None:
                 session.insert(route_entries(self.spec, switch, self.network.port, routes))
-        self.set_rate(self.rate_mbps)
+        self.set_rate(self.p4_rate_mbps())
         return self
 
     def _route_schema(self) -> RouteSchema | None:
@@ -100,6 +101,12 @@ class Testbed:
         except ValueError as exc:
             raise BuildError(f"program {self.program}: {exc}, where the testbed installs its "
                              "routes") from None
+
+    def p4_rate_mbps(self) -> float:
+        """The switch ports' rate (every P4 target kind has one; Linux bridges have none)."""
+        if self.rate_mbps is None:
+            raise ValueError(f"target {self.target}: no link rate")
+        return self.rate_mbps
 
     def set_rate(self, rate_mbps: float) -> None:
         """Cap every switch port at rate_mbps and the hosts at HOST_SHARE of it (also while

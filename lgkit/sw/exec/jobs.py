@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(slots=True)
@@ -48,3 +49,10 @@ class EgressResult:
     clones: list[EgressJob]
     recirculate: IngressJob | None
     dropped: bool
+
+
+class EgressPass(Protocol):
+    """A pipeline's egress pass: one queued job, with the traffic manager's queue values."""
+
+    def __call__(self, job: EgressJob, now_us: int, /, enq_qdepth: int = 0, deq_qdepth: int = 0,
+                 enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult: ...

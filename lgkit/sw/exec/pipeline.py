@@ -47,7 +47,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture
 from lgkit.sw.exec.arch.registry import architecture_of
@@ -70,9 +70,12 @@ from lgkit.sw.exec.interp.tables import (
     Ternary,
 )
 from lgkit.sw.exec.interp.value_sets import ValueSet
-from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
+from lgkit.sw.exec.jobs import EgressJob, EgressPass, EgressResult, IngressJob, IngressResult
 from lgkit.sw.exec.passclock import PassClock
 from lgkit.sw.lang.frontend.diagnostics import P4Error
+
+if TYPE_CHECKING:
+    from lgkit.sw.lang.frontend.compiler import CompiledProgram
 
 __all__ = [
     "EgressJob",
@@ -181,22 +184,22 @@ class Pipeline:
         self.max_parser_transitions = MAX_PARSER_TRANSITIONS
         self.max_loop_iterations = MAX_LOOP_ITERATIONS
         self.untimed_clock = PassClock()
-        self.slots: Any = None  # the architecture's (Architecture.bind)
+        self.slots: object = None  # the architecture's own (Architecture.bind)
         # The packet passes (module docstring), generated for this pipeline by its architecture.
         self.ingress: Callable[[int, bytes, int], IngressResult]
         self.ingress_job: Callable[[IngressJob, int], IngressResult]
-        self.egress: Callable[..., EgressResult]
+        self.egress: EgressPass
         self.ingress, self.ingress_job, self.egress = arch.bind(self)
 
     @classmethod
-    def load(cls, compiled: Any, seed: int | None = None,
+    def load(cls, compiled: CompiledProgram, seed: int | None = None,
              optimise: bool | None = None, engine: str | None = None) -> Pipeline:
-        """Build the pipeline of a frontend CompiledProgram (anything with `.ir`); `optimise`
-        None: unless LGKIT_NO_OPT says not to; `engine` None: LGKIT_ENGINE (module docstring)."""
+        """Build the pipeline of a frontend CompiledProgram; `optimise` None: unless
+        LGKIT_NO_OPT says not to; `engine` None: LGKIT_ENGINE (module docstring)."""
         if optimise is None:
             optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
         arch = architecture_of(compiled.ir)
-        pl = cls(arch.compile(compiled.ir, optimise), arch, getattr(compiled, "name", ""), seed)
+        pl = cls(arch.compile(compiled.ir, optimise), arch, compiled.name, seed)
         if (engine or os.environ.get(ENGINE_ENV)) == "native":
             from lgkit.sw.exec.native.select import use_engine
 

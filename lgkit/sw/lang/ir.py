@@ -87,6 +87,13 @@ class Expr(Node):
     type: P4Type | None = field(default=None, init=False)
 
 
+def checked(t: P4Type | None) -> P4Type:
+    """A type the checker fills in (Expr.type, TypeRef.resolved), read after it has run."""
+    if t is None:
+        raise TypeError("the program has not been type-checked")
+    return t
+
+
 @dataclass(eq=False)
 class IntLit(Expr):
     """An integer literal; `width`/`signed` set when written with a width (8w5, 4s3)."""
@@ -112,6 +119,11 @@ class PathExpr(Expr):
 
     name: str
     decl: Any = field(default=None, init=False)
+
+
+def decl_of(e: Expr) -> Any:
+    """What a name refers to (PathExpr.decl); None for any other expression."""
+    return e.decl if isinstance(e, PathExpr) else None
 
 
 @dataclass(eq=False)

@@ -23,7 +23,7 @@ class BuiltConfig:
 
     config: p4r.ForwardingPipelineConfig
     index: P4InfoIndex
-    pipeline: Any
+    pipeline: Pipeline
     source: str
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from finsy.proto import p4r
@@ -11,6 +11,9 @@ from finsy.proto import p4r
 from . import codec
 from .errors import P4RTError, invalid, not_found, out_of_range, unimplemented
 from .tables import DELETE, INSERT
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 MAX_CLONE_SESSION = 511
 MAX_MULTICAST_GROUP = 32767
@@ -44,7 +47,7 @@ def _apply(groups: dict[int, Any], key: int, kind: int, value: Any, what: str) -
         groups[key] = value
 
 
-def write_pre(pipeline: Any, kind: int, msg: p4r.PacketReplicationEngineEntry) -> None:
+def write_pre(pipeline: Pipeline, kind: int, msg: p4r.PacketReplicationEngineEntry) -> None:
     which = msg.WhichOneof("type")
     if which == "clone_session_entry":
         _write_clone_session(pipeline, kind, msg.clone_session_entry)
@@ -54,7 +57,7 @@ def write_pre(pipeline: Any, kind: int, msg: p4r.PacketReplicationEngineEntry) -
         raise invalid("empty packet replication engine entry")
 
 
-def _write_clone_session(pipeline: Any, kind: int, entry: p4r.CloneSessionEntry) -> None:
+def _write_clone_session(pipeline: Pipeline, kind: int, entry: p4r.CloneSessionEntry) -> None:
     if not 1 <= entry.session_id <= MAX_CLONE_SESSION:
         raise out_of_range(f"clone session id {entry.session_id} not in 1..{MAX_CLONE_SESSION}")
     if entry.class_of_service:
@@ -68,7 +71,7 @@ def _write_clone_session(pipeline: Any, kind: int, entry: p4r.CloneSessionEntry)
         pipeline.mirror_max_len[entry.session_id] = entry.packet_length_bytes
 
 
-def _write_multicast_group(pipeline: Any, kind: int, entry: p4r.MulticastGroupEntry) -> None:
+def _write_multicast_group(pipeline: Pipeline, kind: int, entry: p4r.MulticastGroupEntry) -> None:
     if not 1 <= entry.multicast_group_id <= MAX_MULTICAST_GROUP:
         raise out_of_range(
             f"multicast group id {entry.multicast_group_id} not in 1..{MAX_MULTICAST_GROUP}")
@@ -85,7 +88,7 @@ def _write_multicast_group(pipeline: Any, kind: int, entry: p4r.MulticastGroupEn
 PreEntry = p4r.PacketReplicationEngineEntry
 
 
-def read_pre(pipeline: Any, request: PreEntry) -> Iterator[PreEntry]:
+def read_pre(pipeline: Pipeline, request: PreEntry) -> Iterator[PreEntry]:
     which = request.WhichOneof("type")
     if which == "clone_session_entry":
         wanted = request.clone_session_entry.session_id

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from finsy.proto import p4i, p4t
 
 from lgkit.sw.lang.tna_p4info import standard_view
 
 from .errors import invalid, not_found
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 NEEDS_PRIORITY = {p4i.MatchField.TERNARY, p4i.MatchField.RANGE, p4i.MatchField.OPTIONAL}
 
@@ -84,7 +87,7 @@ class P4InfoIndex:
         """Bit widths of the members of a digest's struct (or of a single bitstring)."""
         return type_widths(self.p4info.type_info, digest.type_spec)
 
-    def check_against(self, pipeline: Any) -> None:
+    def check_against(self, pipeline: Pipeline) -> None:
         """Reject a P4Info that does not describe the pipeline's tables and externs."""
         for table in self.tables.values():
             name = table.preamble.name

@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from concurrent import futures
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from finsy.proto import U128, p4r, p4r_grpc
@@ -28,6 +28,9 @@ from .packetio import decode_packet_in, encode_packet_out
 from .pipeconfig import BuiltConfig, build_config
 from .schema import P4InfoIndex
 from .state import DeviceState
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 API_VERSION = "1.5.0"
 NO_PIPELINE = "No forwarding pipeline config set for this device"
@@ -399,7 +402,7 @@ class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
             return
         self.switch.packet_out(frame)
 
-    def _on_pipeline_change(self, pipeline: Any) -> None:
+    def _on_pipeline_change(self, pipeline: Pipeline | None) -> None:
         """Another path (CLI, start-up) replaced the program: our P4Info no longer applies."""
         state = self.state
         if state is not None and state.pipeline is not pipeline:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from finsy.proto import p4i, p4r
 
 from .schema import P4InfoIndex
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 
 @dataclass
@@ -17,7 +20,7 @@ class DeviceState:
 
     config: p4r.ForwardingPipelineConfig
     index: P4InfoIndex
-    pipeline: Any
+    pipeline: Pipeline
     program_source: str
     action_by_name: dict[str, p4i.Action] = field(default_factory=dict)
     initial_defaults: dict[str, tuple[str, list[int]]] = field(default_factory=dict)
@@ -25,7 +28,7 @@ class DeviceState:
     now_us: Callable[[], int] = lambda: 0  # the switch clock (idle timeout)
 
     @classmethod
-    def create(cls, config: p4r.ForwardingPipelineConfig, index: P4InfoIndex, pipeline: Any,
+    def create(cls, config: p4r.ForwardingPipelineConfig, index: P4InfoIndex, pipeline: Pipeline,
                program_source: str) -> DeviceState:
         state = cls(config, index, pipeline, program_source)
         state.action_by_name = {a.preamble.name: a for a in index.actions.values()}

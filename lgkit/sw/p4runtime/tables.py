@@ -39,7 +39,7 @@ def write_table_entry(state: DeviceState, kind: int, msg: p4r.TableEntry) -> Non
                         f"table {table.name} is const: only direct resources can be modified")
     if kind != INSERT and existing is None:
         raise not_found(f"{table.name}: no such entry")
-    if kind == DELETE:
+    if kind == DELETE and existing is not None:  # (None was refused above)
         table.delete(existing)
         return
     if only_resources:

@@ -10,14 +10,17 @@ from __future__ import annotations
 import ipaddress
 import json
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 if TYPE_CHECKING:
+    from lgkit.sw.exec.externs.counter import CounterArray
+    from lgkit.sw.exec.externs.register import RegisterArray
+    from lgkit.sw.exec.interp.tables import KeyMatch, KeySpec, Table
     from lgkit.sw.exec.pipeline import Pipeline
 
     from .switch import Switch
@@ -37,6 +40,7 @@ RIDS = (0, 65535)  # egress_rid: bit<16>
 MIRROR_SESSIONS = (0, 32767)  # BMv2's mirroring sessions (32768 and above: not found)
 COUNTS = (0, 2**31 - 1)  # queue depths, burst sizes (Thrift i32 in BMv2)
 QUEUE_FULL_AT = "queue_full port"
+Extern = TypeVar("Extern")
 """How `show_drops` names one queue's tail drops: `queue_full port <port> prio <prio>: <n>`
 (beside the switch's total `queue_full`)."""
 
@@ -325,7 +329,7 @@ class SwitchCommands:
 
     # ---- tables, registers, counters -----------------------------------------------------
 
-    def _table(self, name: str) -> Any:
+    def _table(self, name: str) -> Table:
         tables = self._pipeline().tables
         if name in tables:
             return tables[name]
@@ -335,7 +339,7 @@ class SwitchCommands:
         return matches[0]
 
     @staticmethod
-    def _action(table: Any, name: str) -> str:
+    def _action(table: Table, name: str) -> str:
         if name in table.action_names:
             return name
         matches = [a for a in table.action_names if a.split(".")[-1] == name]
@@ -366,7 +370,7 @@ class SwitchCommands:
         return ""
 
     @staticmethod
-    def _key(spec: Any, text: str) -> Any:
+    def _key(spec: KeySpec, text: str) -> KeyMatch | None:
         kind = spec.match_kind
         if kind == "exact":
             return Exact(parse_value(text))
@@ -397,17 +401,14 @@ class SwitchCommands:
         table.clear()
         return ""
 
-    def _extern(self, kind: str, name: str) -> Any:
-        objects = getattr(self._pipeline(), kind)
-        if name in objects:
-            return objects[name]
-        matches = [o for full, o in objects.items() if full.split(".")[-1] == name]
-        if len(matches) != 1:
-            raise CommandError(f"no {kind[:-1]} {name!r}")
-        return matches[0]
+    def _register(self, name: str) -> RegisterArray:
+        return _extern(self._pipeline().registers, "register", name)
+
+    def _counter(self, name: str) -> CounterArray:
+        return _extern(self._pipeline().counters, "counter", name)
 
     @staticmethod
-    def _index(extern: Any, text: str) -> int:
+    def _index(extern: RegisterArray | CounterArray, text: str) -> int:
         """An index into a register or counter array (BMv2: INVALID_INDEX outside it)."""
         index = _int(text, "index")
         if not 0 <= index < extern.size:
@@ -415,22 +416,32 @@ class SwitchCommands:
         return index
 
     def register_read(self, args: list[str]) -> str:
-        register = self._extern("registers", args[0])
+        register = self._register(args[0])
         return str(register.read(self._index(register, args[1])))
 
     def register_write(self, args: list[str]) -> str:
-        register = self._extern("registers", args[0])
+        register = self._register(args[0])
         register.write(self._index(register, args[1]), parse_value(args[2]))
         return ""
 
     def counter_read(self, args: list[str]) -> str:
-        counter = self._extern("counters", args[0])
+        counter = self._counter(args[0])
         packets, nbytes = counter.read(self._index(counter, args[1]))
         return f"packets={packets} bytes={nbytes}"
 
     def help(self, args: list[str]) -> str:
         return "\n".join(f"{name} {usage}".rstrip() for name, (_, usage) in
                          sorted(self.commands.items()))
+
+
+def _extern(objects: Mapping[str, Extern], what: str, name: str) -> Extern:
+    """The extern array named `name` in full or by its last part."""
+    if name in objects:
+        return objects[name]
+    matches = [o for full, o in objects.items() if full.split(".")[-1] == name]
+    if len(matches) != 1:
+        raise CommandError(f"no {what} {name!r}")
+    return matches[0]
 
 
 def _decode(data: bytes) -> Any:

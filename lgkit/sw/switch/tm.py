@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import Clock
+
+if TYPE_CHECKING:
+    from ..exec.jobs import EgressJob
 
 DEFAULT_QUEUE_DEPTH = 64
 SERVE_BATCH = 64
@@ -17,7 +20,7 @@ CLONE_INSTANCE_TYPES = (1, 2)
 
 # transmit(job, now_us, enq_qdepth, deq_qdepth, enq_timestamp_us, deq_timedelta_us) -> wire
 # bytes (0 = the egress pass dropped it); the port rate is charged for the bytes actually sent.
-Transmit = Callable[[Any, int, int, int, int, int], int]
+Transmit = Callable[["EgressJob", int, int, int, int, int], int]
 
 
 def wire_start_ps(now_ns: int, tat_ps: int, ready_ns: int = 0, late_ns: int = 0) -> int:
@@ -43,7 +46,7 @@ class Queue:
                  "peak_cells", "paused")
 
     def __init__(self, depth: int, pps: float) -> None:
-        self.items: deque[tuple[Any, int, int]] = deque()
+        self.items: deque[tuple[EgressJob, int, int]] = deque()
         self.depth = depth
         self.pps = pps
         self.next_due_ns = 0
@@ -262,7 +265,7 @@ class TrafficManager:
 
     # ---- data path -----------------------------------------------------------------------
 
-    def enqueue(self, job: Any) -> None:
+    def enqueue(self, job: EgressJob) -> None:
         """Queue an egress job (has .port and .priority); drop it if the queue is full."""
         prio = job.priority
         if prio >= self.priority_queues:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import VirtualClock
 from .loss import FrameLoss
 from .switch import Switch
 from .tm import wire_start_ps
+
+if TYPE_CHECKING:
+    from ..exec.pipeline import Pipeline
 
 PS_PER_S = 10**12
 ETHERNET_FRAMING_BYTES = 24  # preamble + SFD (8), FCS (4), inter-frame gap (12)
@@ -65,7 +68,8 @@ class LinkDirection:
 class Link:
     """A full-duplex link between two nodes: `forward` carries a->b, `backward` b->a."""
 
-    def __init__(self, a: Any, b: Any, forward: LinkDirection, backward: LinkDirection) -> None:
+    def __init__(self, a: Switch | Host, b: Switch | Host, forward: LinkDirection,
+                 backward: LinkDirection) -> None:
         self.a, self.b = a, b
         self.forward, self.backward = forward, backward
 
@@ -191,7 +195,7 @@ class VirtualNetwork:
     def now_ns(self) -> int:
         return self.clock.now_ns()
 
-    def add_switch(self, name: str, pipeline: Any = None, pass_latency_ns: int = 0,
+    def add_switch(self, name: str, pipeline: Pipeline | None = None, pass_latency_ns: int = 0,
                    **switch_options: Any) -> Switch:
         self._check_name(name)
         switch = Switch(clock=self.clock, pass_latency_ns=pass_latency_ns, **switch_options)

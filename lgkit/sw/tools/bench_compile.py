@@ -7,6 +7,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.frontend.diagnostics import P4Error
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             with open(path) as f:
                 body = f.read()
             report(path, body, path, args.repeat,
-                   lambda p=path: compile_file(p, args.include_dirs))
+                   partial(compile_file, path, args.include_dirs))
     except (P4Error, OSError) as exc:
         print(exc, file=sys.stderr)
         return 1

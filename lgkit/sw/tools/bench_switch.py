@@ -352,14 +352,15 @@ def bench_virtual_time(program: str, seconds: float, pps: float) -> dict[str, fl
     from lgkit.sw.switch.vnet import VirtualNetwork
 
     net = VirtualNetwork(seed=1)
-    switches = [net.add_switch(f"s{i}", load_program(program), pass_latency_ns=500)
-                for i in (1, 2)]
+    pipelines = [load_program(program) for _ in (1, 2)]
+    switches = [net.add_switch(f"s{i}", pipeline, pass_latency_ns=500)
+                for i, pipeline in zip((1, 2), pipelines, strict=True)]
     h1, h2 = net.add_host("h1"), net.add_host("h2")
     net.link(h1, switches[0], port=1, rate_bps=100e9, delay_ns=100)
     net.link(switches[0], switches[1], port_a=2, port_b=1, rate_bps=100e9, delay_ns=1000)
     net.link(switches[1], h2, port=2, rate_bps=100e9, delay_ns=100)
-    for switch in switches:
-        switch.pipeline.tables["MyIngress.ipv4_lpm"].insert(_route(HostPair.H2_IP, 2))
+    for pipeline in pipelines:
+        pipeline.tables["MyIngress.ipv4_lpm"].insert(_route(HostPair.H2_IP, 2))
     frame = _udp_frame(1400)
     h1.send_at_rate(iter(lambda: frame, None), pps=pps)
     step_ns = max(1000, int(1e9 / pps) * 10)

@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from finsy.proto import p4i
 from google.protobuf import text_format
@@ -61,6 +61,9 @@ from lgkit.sw.tools.stf import (
     table_infos,
     ternary_value,
 )
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.pipeline import Pipeline
 
 TOOLS = ("p4c-bm2-ss", "simple_switch", "simple_switch_CLI")
 DEFAULT_QUIET_S = 0.05
@@ -176,14 +179,14 @@ def failed_checks(stmts: Iterable[Stmt], state: dict[str, int]) -> list[str]:
 class RecordingRunner(StfRunner):
     """Our STF runner, keeping every value it reads."""
 
-    def __init__(self, pipeline: object, info: p4i.P4Info) -> None:
+    def __init__(self, pipeline: Pipeline, info: p4i.P4Info) -> None:
         super().__init__(pipeline, info)
         self.state: dict[str, int] = {}
 
     def do_register_read(self, stmt: CommandStmt) -> None:
         super().do_register_read(stmt)
         _, name, index = read_of(stmt)
-        record(self.state, stmt, [int(self.extern("registers", name).read(index))])
+        record(self.state, stmt, [int(self.register(name).read(index))])
 
     def do_counter_read(self, stmt: CommandStmt) -> None:
         super().do_counter_read(stmt)
@@ -195,14 +198,14 @@ class RecordingRunner(StfRunner):
 
     def _counter(self, stmt: CommandStmt) -> None:
         _, name, index = read_of(stmt)
-        record(self.state, stmt, [int(v) for v in self.extern("counters", name).read(index)])
+        record(self.state, stmt, [int(v) for v in self.counter(name).read(index)])
 
 
-def run_builtin(pipeline: object, info: p4i.P4Info, stmts: list[Stmt],
+def run_builtin(pipeline: Pipeline, info: p4i.P4Info, stmts: list[Stmt],
                 probes: Iterable[Probe] = ()) -> TargetRun:
     """The STF on the built-in target's untimed driver (the expects are not judged here)."""
     runner = RecordingRunner(pipeline, info)
-    runner.run(stmts + probe_reads(probes))
+    runner.run([*stmts, *probe_reads(probes)])
     received = {port: runner.received.get(port, []) for port in stf_ports(stmts)}
     return TargetRun(received, runner.state)
 
@@ -496,7 +499,7 @@ class Bmv2StfRun:
     def run_once(self, stmts: list[Stmt], probes: Iterable[Probe] = ()) -> TargetRun:
         """Statements in order: packets one at a time, commands and reads between them."""
         ports = stf_ports(stmts)
-        stmts = [s for s in stmts if not isinstance(s, ExpectStmt)] + probe_reads(probes)
+        stmts = [*(s for s in stmts if not isinstance(s, ExpectStmt)), *probe_reads(probes)]
         for stmt in stmts:
             if isinstance(stmt, CommandStmt) and stmt.keyword not in WRITES + READS + ("wait",):
                 raise Bmv2Error(f"line {stmt.line}: '{stmt.keyword}' is not supported on BMv2")
@@ -538,7 +541,7 @@ class Bmv2StfRun:
         log = LogWatch(self.log)
         batch: list[Stmt] = []
         started = False
-        for stmt in stmts + [None]:  # type: ignore[list-item]
+        for stmt in [*stmts, None]:
             if stmt is not None and not isinstance(stmt, PacketStmt):
                 batch.append(stmt)
                 continue
@@ -657,7 +660,8 @@ def compare(ours: TargetRun, bmv2: TargetRun) -> list[str]:
 # --------------------------------------------------------------------------- `lgkit stf --target`
 
 
-def run_stf_on_bmv2(args: object, stmts: list[Stmt], pipeline: object, info: p4i.P4Info) -> int:
+def run_stf_on_bmv2(args: object, stmts: list[Stmt], pipeline: Pipeline, info: p4i.P4Info
+                    ) -> int:
     """`lgkit stf --target bmv2|both`: judge the STF on BMv2, or compare the two targets."""
     missing = missing_tools()
     if missing:

@@ -6,10 +6,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lgkit.sw.atomic_file import write_all
 from lgkit.sw.exec.native.select import ENGINE_HELP, ENGINES
 from lgkit.sw.exec.passclock import LIMIT_NS, PASS_NS, PassClock
+
+if TYPE_CHECKING:
+    from finsy.proto import p4i
+
+    from lgkit.sw.lang.frontend.compiler import CompiledProgram
 
 NO_OPT_HELP = ("run the generated code without the optimisers (inline, peephole, slot-locals), "
                "as LGKIT_NO_OPT=1 does")
@@ -65,7 +71,7 @@ def defines(items: list[str]) -> dict[str, str]:
     return result
 
 
-def compile_program(args: argparse.Namespace) -> object | None:
+def compile_program(args: argparse.Namespace) -> CompiledProgram | None:
     """CompiledProgram, or None after printing located errors."""
     from lgkit.sw.lang.frontend.compiler import compile_file
     from lgkit.sw.lang.frontend.diagnostics import P4Error
@@ -91,23 +97,23 @@ def file_problem(path: str) -> str | None:
     return "not a regular file" if Path(path).exists() else "no such file"
 
 
-def p4info_or_error(compiled: object, program: str) -> object | None:
+def p4info_or_error(compiled: CompiledProgram, program: str) -> p4i.P4Info | None:
     from lgkit.sw.lang.p4info import P4InfoError, build_p4info
 
     try:
-        return build_p4info(compiled.ir)  # type: ignore[attr-defined]
+        return build_p4info(compiled.ir)
     except P4InfoError as exc:
         print(f"{program}: error: {exc}", file=sys.stderr)
         return None
 
 
-def loads(compiled: object) -> bool:
+def loads(compiled: CompiledProgram) -> bool:
     """Whether the program loads (code generation): load-time errors are compile errors."""
     from lgkit.sw.exec.pipeline import Pipeline
     from lgkit.sw.lang.frontend.diagnostics import P4Error
 
     try:
-        Pipeline.load(compiled)  # type: ignore[arg-type]
+        Pipeline.load(compiled)
     except P4Error as exc:
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
@@ -138,7 +144,7 @@ def run_compile(args: argparse.Namespace) -> int:
         return 1
     stem = Path(args.program).stem
     text = TEXT_HEADER + text_format.MessageToString(info)
-    config = config_document(Path(args.program).name, compiled.source, text)  # type: ignore
+    config = config_document(Path(args.program).name, compiled.source, text)
     p4info_path, json_path = out / f"{stem}.p4info.txt", out / f"{stem}.json"
     try:
         write_all({p4info_path: text, json_path: json.dumps(config, indent=1) + "\n"})

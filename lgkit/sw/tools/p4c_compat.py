@@ -8,9 +8,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lgkit.sw.atomic_file import write_all
 from lgkit.sw.lang.p4info import TEXT_HEADER
+
+if TYPE_CHECKING:
+    from finsy.proto import p4i
 
 VERSION = "p4c-bm2-ss (lgkit shim; the LinkGuardian kit's built-in compiler)"
 # Options we honour are handled in _Parser._honoured; these are accepted and mean nothing here.
@@ -163,7 +167,7 @@ HONOURED: dict[str, Callable[[Request, str], None]] = {
 }
 
 
-def p4info_bytes(info: object, text: str, path: str, fmt: str | None = None) -> bytes:
+def p4info_bytes(info: p4i.P4Info, text: str, path: str, fmt: str | None = None) -> bytes:
     """P4Info serialized as p4c does: by the file's suffix (.txt/.txtpb, .json, else binary)."""
     from google.protobuf import json_format
 
@@ -173,8 +177,8 @@ def p4info_bytes(info: object, text: str, path: str, fmt: str | None = None) -> 
     if kind == "text":
         return text.encode()
     if kind == "json":
-        return (json_format.MessageToJson(info) + "\n").encode()  # type: ignore[arg-type]
-    return info.SerializeToString()  # type: ignore[attr-defined]
+        return (json_format.MessageToJson(info) + "\n").encode()
+    return info.SerializeToString()
 
 
 def compile_request(request: Request, json_path: str, prog: str,

@@ -28,13 +28,20 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from finsy.proto import p4i
 
 from lgkit.sw.lang.tna_p4info import standard_view
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.externs.counter import CounterArray
+    from lgkit.sw.exec.externs.meter import MeterArray
+    from lgkit.sw.exec.externs.register import RegisterArray
+    from lgkit.sw.exec.interp.action_profiles import ActionProfile
+    from lgkit.sw.exec.pipeline import KeyMatch, Pipeline
 
 COMPARE: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq,
@@ -45,6 +52,13 @@ COMPARE: dict[str, Callable[[int, int], bool]] = {
     ">=": operator.ge,
 }
 IMPLICIT_PRIORITY_BASE = 1 << 24
+Named = TypeVar("Named")
+
+
+class ExternArray(Protocol):
+    """A register, counter or meter array: indices run from 0 to size - 1."""
+
+    size: int
 
 
 class StfError(Exception):
@@ -386,6 +400,11 @@ def by_name_or_suffix(names: list[str], wanted: str, what: str) -> str:
     raise ValueError(f"{what} '{wanted}' is ambiguous: {', '.join(found)}")
 
 
+def by_name(objects: Mapping[str, Named], wanted: str, what: str) -> Named:
+    """The object named `wanted` or '*.wanted' (by_name_or_suffix)."""
+    return objects[by_name_or_suffix(list(objects), wanted, what)]
+
+
 def key_field_name(fields: list[str], wanted: str) -> str:
     """An STF key name (BMv2 JSON style: 'ipv4.dst', 'h$0.f', 'h.valid'; a sliced key by its
     field's name) as a P4Info field name."""
@@ -480,9 +499,9 @@ def bind_action(table: TableInfo, name: str, args: list[tuple[str, str]]
 class StfRunner:
     """Executes STF statements against a loaded pipeline (lgkit.sw.exec.pipeline.Pipeline)."""
 
-    def __init__(self, pipeline: object, info: p4i.P4Info, filename: str = "<stf>") -> None:
+    def __init__(self, pipeline: Pipeline, info: p4i.P4Info, filename: str = "<stf>") -> None:
         self.pipeline = pipeline
-        self.run_packet = pipeline.arch.run_untimed  # type: ignore[attr-defined]
+        self.run_packet = pipeline.arch.run_untimed
         self.tables = table_infos(standard_view(info))
         self.filename = filename
         self.result = StfResult()
@@ -536,7 +555,7 @@ class StfRunner:
         self.pipeline.tables[table.name].insert(entry)
 
     def match(self, table: TableInfo, keys: list[tuple[str, str]], priority: int | None
-              ) -> tuple[list[object], int]:
+              ) -> tuple[list[KeyMatch | None], int]:
         """The key matches and priority of an entry added now (the first added wins)."""
         names = [f.name for f in table.fields]
         given = {key_field_name(names, key): value for key, value in keys}
@@ -549,9 +568,8 @@ class StfRunner:
     # ----------------------------------------------------------------- action profiles
     # simple_switch_CLI's commands; members and groups get BMv2's handles (lowest free).
 
-    def profile(self, name: str) -> Any:
-        profiles = self.pipeline.action_profiles
-        return profiles[by_name_or_suffix(list(profiles), name, "action profile")]
+    def profile(self, name: str) -> ActionProfile:
+        return by_name(self.pipeline.action_profiles, name, "action profile")
 
     def do_act_prof_create_member(self, stmt: CommandStmt) -> None:
         profile = self.profile(stmt.words[0])
@@ -588,8 +606,9 @@ class StfRunner:
         table_name, priority, keys, handle = parse_indirect_add(stmt.words)
         table = self.table(table_name)
         matches, prio = self.match(table, keys, priority)
-        target = {"group": handle} if group else {"member": handle}
-        self.pipeline.tables[table.name].insert(pl.TableEntry(matches, "", [], prio, **target))
+        member, group_id = (None, handle) if group else (handle, None)
+        self.pipeline.tables[table.name].insert(
+            pl.TableEntry(matches, "", [], prio, member=member, group=group_id))
 
     @staticmethod
     def needs_priority(table: TableInfo) -> bool:
@@ -597,7 +616,7 @@ class StfRunner:
         return any(f.match_type in kinds for f in table.fields)
 
     @staticmethod
-    def key_match(f: p4i.MatchField, text: str | None) -> object:
+    def key_match(f: p4i.MatchField, text: str | None) -> KeyMatch | None:
         from lgkit.sw.exec import pipeline as pl
 
         width = f.bitwidth
@@ -657,15 +676,20 @@ class StfRunner:
 
     # ----------------------------------------------------------------- externs
 
-    def extern(self, kind: str, name: str) -> object:
-        objects: dict = getattr(self.pipeline, kind)
-        return objects[by_name_or_suffix(list(objects), name, kind[:-1])]
+    def register(self, name: str) -> RegisterArray:
+        return by_name(self.pipeline.registers, name, "register")
+
+    def counter(self, name: str) -> CounterArray:
+        return by_name(self.pipeline.counters, name, "counter")
+
+    def meter(self, name: str) -> MeterArray:
+        return by_name(self.pipeline.meters, name, "meter")
 
     @staticmethod
-    def index(array: object, text: str, name: str) -> int:
+    def index(array: ExternArray, text: str, name: str) -> int:
         """An extern array index, checked against the array's size (as BMv2's CLI does)."""
         index = parse_int(text)
-        size = array.size  # type: ignore[attr-defined]
+        size = array.size
         if not 0 <= index < size:
             raise ValueError(f"index {index} out of range for {name} (size {size})")
         return index
@@ -681,7 +705,7 @@ class StfRunner:
 
     def do_counter_read(self, stmt: CommandStmt) -> None:
         name, index_text, *check = stmt.words
-        counter = self.extern("counters", name)
+        counter = self.counter(name)
         packets, nbytes = counter.read(self.index(counter, index_text, name))
         self.result.log.append(f"{name}[{index_text}] = {packets} packets, {nbytes} bytes")
         if check:
@@ -695,7 +719,7 @@ class StfRunner:
         if not match:
             raise ValueError(f"check_counter: expected {usage_of('check_counter')}")
         name = match.group(1)
-        counter = self.extern("counters", name)
+        counter = self.counter(name)
         index = self.index(counter, match.group(2), name)
         rest = stmt.words[1:]
         kind = rest.pop(0) if rest[0] in ("packets", "bytes") else "packets"
@@ -707,12 +731,12 @@ class StfRunner:
 
     def do_counter_write(self, stmt: CommandStmt) -> None:
         name, index, packets, nbytes = stmt.words
-        counter = self.extern("counters", name)
+        counter = self.counter(name)
         counter.write(self.index(counter, index, name), parse_int(packets), parse_int(nbytes))
 
     def do_register_read(self, stmt: CommandStmt) -> None:
         name, index_text, *check = stmt.words
-        register = self.extern("registers", name)
+        register = self.register(name)
         value = register.read(self.index(register, index_text, name))
         self.result.log.append(f"{name}[{index_text}] = {value}")
         if check:
@@ -722,21 +746,21 @@ class StfRunner:
 
     def do_register_write(self, stmt: CommandStmt) -> None:
         name, index, value = stmt.words
-        register = self.extern("registers", name)
+        register = self.register(name)
         register.write(self.index(register, index, name), parse_int(value, register.width))
 
     def do_register_reset(self, stmt: CommandStmt) -> None:
-        register = self.extern("registers", stmt.words[0])
+        register = self.register(stmt.words[0])
         for index in range(register.size):
             register.write(index, 0)
 
     def do_meter_set_rates(self, stmt: CommandStmt) -> None:
         name, index, *rates = stmt.words
-        self.set_meter(name, [self.index(self.extern("meters", name), index, name)], rates)
+        self.set_meter(name, [self.index(self.meter(name), index, name)], rates)
 
     def do_meter_array_set_rates(self, stmt: CommandStmt) -> None:
         name, *rates = stmt.words
-        meter = self.extern("meters", name)
+        meter = self.meter(name)
         self.set_meter(name, list(range(meter.size)), rates)
 
     def set_meter(self, name: str, indices: list[int], rates: list[str]) -> None:
@@ -749,9 +773,10 @@ class StfRunner:
             pairs.append((float(value) * 1e6, parse_int(burst)))
         if len(pairs) == 1:
             pairs.append(pairs[0])
-        meter = self.extern("meters", name)
+        meter = self.meter(name)
         for index in indices:
-            meter.set_rates(index, pairs[0], pairs[1])
+            # STF rates may be fractional per µs; the meter computes in floats (TrTcm.mark)
+            meter.set_rates(index, pairs[0], pairs[1])  # type: ignore[arg-type]
 
     def do_wait(self, stmt: CommandStmt) -> None:
         """Packets are processed to completion as they are sent: `wait` alone has nothing to

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from lgkit.sw.exec.arch.v1model.program import CompiledV1
     from lgkit.sw.exec.externs.base import Registry
-    from lgkit.sw.exec.jobs import EgressResult, IngressJob, IngressResult
+    from lgkit.sw.exec.jobs import EgressPass, IngressJob, IngressResult
     from lgkit.sw.exec.pipeline import Pipeline
     from lgkit.sw.lang import ir
 
 # ingress(port, data, now_us), ingress_job(job, now_us), egress(job, now_us, queue values...)
 Passes = tuple[Callable[[int, bytes, int], "IngressResult"],
                Callable[["IngressJob", int], "IngressResult"],
-               Callable[..., "EgressResult"]]
+               "EgressPass"]
 
 
 class Architecture(ABC):

@@ -10,6 +10,7 @@ from lgkit.sw.exec.externs.base import ExternFunction
 from lgkit.sw.exec.interp.exprs import unsupported
 from lgkit.sw.exec.interp.layout import field_offset, size_of
 from lgkit.sw.lang import ir
+from lgkit.sw.lang.types import StructLikeT
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.calls import Calls
@@ -23,9 +24,13 @@ class MarkToDrop(ExternFunction):
     name = "mark_to_drop"
 
     def emit(self, calls: Calls, fx: FnCtx, call: ir.Call, args: list[Any]) -> str:
+        spec: str | None
+        mcast: str | None
         if args:
             place = fx.eg.place(args[0])
             t = place.type
+            if not isinstance(t, StructLikeT):
+                raise unsupported(call, "mark_to_drop of a non-struct")
             spec = f"S[{place.at(field_offset(t, 'egress_spec'))}]"
             mcast = f"S[{place.at(field_offset(t, 'mcast_grp'))}]"
         else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.interp.hashes import pack_bits
-from lgkit.sw.exec.interp.tables import ActionInfo, Hit, no_op
+from lgkit.sw.exec.interp.tables import ActionInfo, Hit, TableEntry, no_op
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.tables import Table
@@ -153,11 +153,11 @@ class ActionProfile:
 
     # ------------------------------------------------------------------ data plane
 
-    def member_hit(self, member_id: int, entry: object) -> Hit:
+    def member_hit(self, member_id: int, entry: TableEntry | None) -> Hit:
         member = self.members[member_id]
         return self._hit_of(member, entry)
 
-    def choose(self, group_id: int, entry: object, keys: tuple, widths: tuple) -> Hit:
+    def choose(self, group_id: int, entry: TableEntry | None, keys: tuple, widths: tuple) -> Hit:
         """The member a packet with these selector key values runs."""
         chosen = self.groups[group_id].chosen
         if not chosen:
@@ -173,7 +173,7 @@ class ActionProfile:
 
     # ------------------------------------------------------------------ internals
 
-    def _hit_of(self, member: Member, entry: object) -> Hit:
+    def _hit_of(self, member: Member, entry: TableEntry | None) -> Hit:
         info = self._actions[member.action]
         return Hit(entry, info.action_id, info.fn, info.call_args(member.params))
 

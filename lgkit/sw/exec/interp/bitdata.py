@@ -34,7 +34,7 @@ class BitData:
             for item in e.items:
                 self._collect(item)
             return
-        t = e.type
+        t = ir.checked(e.type)
         if is_scalar(t):
             self.pieces.append((self._scalar(fx.eg.ex(e), t), scalar_width(t), None,
                                 self._container_valid(e)))
@@ -93,9 +93,9 @@ class BitData:
         while i < len(pieces):
             valid = pieces[i][3]
             j = i
-            group = []
-            while j < len(pieces) and pieces[j][3] == valid and pieces[j][1] is not None:
-                group.append(pieces[j])
+            group: list[tuple[str, int]] = []  # (value, width) of fixed-width pieces
+            while j < len(pieces) and pieces[j][3] == valid and (w := pieces[j][1]) is not None:
+                group.append((pieces[j][0], w))
                 j += 1
             if not group:  # a varbit piece
                 value, _, length, valid = pieces[i]
@@ -104,10 +104,10 @@ class BitData:
                 dynamic = True
                 i += 1
                 continue
-            width = sum(w for _, w, _, _ in group)
+            width = sum(w for _, w in group)
             terms = []
             shift = width
-            for value, w, _, _ in group:
+            for value, w in group:
                 shift -= w
                 terms.append(f"({value} << {shift})" if shift else value)
             combined = " | ".join(terms)

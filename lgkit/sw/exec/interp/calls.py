@@ -32,6 +32,14 @@ def call_name(call: ir.Call) -> str:
     raise unsupported(call, "call target")
 
 
+def method_object(call: ir.Call) -> ir.Expr:
+    """`obj` of a method call `obj.m(...)`."""
+    t = call.target
+    if isinstance(t, ir.Member):
+        return t.expr
+    raise unsupported(call, "method call target")
+
+
 def ordered_args(call: ir.Call, params: list[ir.Param] | None) -> list[ir.Expr | None]:
     """Arguments in parameter order (named arguments placed), missing ones None/default."""
     if not any(a.name for a in call.args) or not params:
@@ -88,7 +96,7 @@ class Calls:
     def _dispatch(self, fx: FnCtx, call: ir.Call) -> str | None:
         kind = call.kind
         if kind == ir.CallKind.TABLE_APPLY:
-            b = fx.scope.get(call.target.expr.decl)
+            b = fx.scope.get(ir.decl_of(method_object(call)))
             if not isinstance(b, TableB):
                 raise unsupported(call, "apply of this table")
             return f"{b.fn}(S, P)"
@@ -111,7 +119,7 @@ class Calls:
     def _user_call(self, fx: FnCtx, call: ir.Call) -> str:
         decl = call.callee if call.callee is not None else getattr(call.target, "decl", None)
         b = fx.scope.get(decl) or self.gen.lookup_global(decl)
-        if not isinstance(b, ActionB | FuncB):
+        if decl is None or not isinstance(b, ActionB | FuncB):
             raise unsupported(call, f"call of '{call_name(call)}'")
         params = decl.params
         args = ordered_args(call, params)
@@ -164,7 +172,7 @@ class Calls:
             fx.line(f"{place.span()} = {self.gen.const_obj(template(place.type))}")
 
     def _block_apply(self, fx: FnCtx, call: ir.Call) -> str:
-        b = fx.scope.get(call.target.expr.decl)
+        b = fx.scope.get(ir.decl_of(method_object(call)))
         if not isinstance(b, InstanceB):
             raise unsupported(call, "apply of this block")
         args = ordered_args(call, b.decl.params)
@@ -203,7 +211,7 @@ class Calls:
 
     def _header_method(self, fx: FnCtx, call: ir.Call) -> str:
         name = call_name(call)
-        obj = call.target.expr
+        obj = method_object(call)
         t = obj.type
         place = fx.eg.place(obj)
         if isinstance(t, StructLikeT) and t.kind == "header_union":
@@ -217,6 +225,8 @@ class Calls:
             raise unsupported(call, f"{name} on a header union")
         if name == "isValid":
             return f"({place.ref()} == 1)"
+        if not isinstance(t, StructLikeT):
+            raise unsupported(call, f"{name} on a non-header")
         if name == "setValid":
             self._set_valid(fx, place, t, obj)
             return ""
@@ -229,6 +239,7 @@ class Calls:
         out = []
         off = 0
         for _, ft in t.fields:
+            assert isinstance(ft, StructLikeT)  # a header union's members are headers
             out.append((place.sub(off, ft), ft))
             off += size_of(ft)
         return out
@@ -262,7 +273,7 @@ class Calls:
 
     def _stack_method(self, fx: FnCtx, call: ir.Call) -> str:
         name = call_name(call)
-        obj = call.target.expr
+        obj = method_object(call)
         st = obj.type
         if not isinstance(st, StackT):
             raise unsupported(call, f"{name} on a non-stack")
@@ -277,8 +288,8 @@ class Calls:
 
     def _extern_method(self, fx: FnCtx, call: ir.Call) -> str:
         name = call_name(call)
-        obj = call.target.expr
-        b = fx.scope.get(getattr(obj, "decl", None))
+        obj = method_object(call)
+        b = fx.scope.get(ir.decl_of(obj))
         if isinstance(b, PacketB):
 
             return packet_method(self, fx, call, b, name)

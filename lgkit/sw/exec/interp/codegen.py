@@ -216,7 +216,7 @@ class CodeGen:
             if d in blocks:
                 continue
             if isinstance(d, ir.VarDecl):
-                slot = self.alloc(d.type_ref.resolved, d)
+                slot = self.alloc(ir.checked(d.type_ref.resolved), d)
                 scope.bind(d, slot)
                 if d.init is not None:
                     self.stmts.assign_code(fx, Place(str(slot.base), slot.base, slot.type), d.init)

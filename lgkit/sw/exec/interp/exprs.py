@@ -117,7 +117,7 @@ class ExprGen:
                 return self._stack_member(e, inner_t)
             if isinstance(inner_t, StructLikeT):
                 p = self.place(e.expr)
-                return p.sub(field_offset(inner_t, e.name), e.type)
+                return p.sub(field_offset(inner_t, e.name), ir.checked(e.type))
             raise unsupported(e, f"member '{e.name}' as a storage location")
         if isinstance(e, ir.Index):
             st = e.expr.type
@@ -293,7 +293,7 @@ class ExprGen:
                 return p.span()
             # member of an rvalue aggregate: index into its flat list
             off = field_offset(inner_t, e.name)
-            n = size_of(e.type)
+            n = size_of(ir.checked(e.type))
             agg = self.ex(e.expr)
             if self._is_scalar_type(e.type):
                 return f"({agg})[{off}]"
@@ -530,7 +530,8 @@ class ExprGen:
                 if item is None:
                     raise unsupported(e, f"initialiser without field '{fname}'")
             types = dict(zip(map(id, items), (t for _, t in target.fields), strict=False))
-            parts = self.in_order(items, lambda i: self._part(i, types[id(i)]))
+            given_items = [i for i in items if i is not None]  # all of them (checked above)
+            parts = self.in_order(given_items, lambda i: self._part(i, types[id(i)]))
             return "[" + ", ".join((["1"] if target.kind == "header" else []) + parts) + "]"
         if isinstance(target, TupleT) and isinstance(e, ir.ListExpr):
             types = dict(zip(map(id, e.items), target.elems, strict=False))

@@ -20,11 +20,12 @@ import functools
 import heapq
 import itertools
 from types import CodeType
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from lgkit.sw.exec.interp.peephole import optimise
 from lgkit.sw.exec.interp.slotlocals import Outside, localise
 
+Node = TypeVar("Node", bound=ast.AST)
 MAX_NODES = 60_000  # a caller does not grow beyond this many AST nodes by inlining
 
 
@@ -314,7 +315,7 @@ class _Rename(ast.NodeVisitor):
 def _returns_to_breaks(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """The statements with every `return` (bare; never inside an expression) turned into
     `break`; statements without one are shared, the ones around a `return` are copied."""
-    out = []
+    out: list[ast.stmt] = []
     for stmt in stmts:
         if isinstance(stmt, ast.Return):
             out.append(ast.copy_location(ast.Break(), stmt))
@@ -340,7 +341,7 @@ def _returns_to_breaks(stmts: list[ast.stmt]) -> list[ast.stmt]:
             if any(a is not b for a, b in zip(fixed, handlers, strict=True)):
                 if new is stmt:
                     new = copy.copy(stmt)
-                new.handlers = fixed
+                setattr(new, "handlers", fixed)  # noqa: B010 - as the fields above
         out.append(new)
     return out
 
@@ -399,9 +400,9 @@ class Inliner:
             got = self.inline(value, (stmt.targets[0], attr), size, want_value=attr is not None)
             return got if got is not None else [stmt]
         if isinstance(stmt, ast.If):
-            got = self.condition(stmt.test, size)
-            if got is not None:
-                stmts, stmt.test = got
+            tested = self.condition(stmt.test, size)
+            if tested is not None:
+                stmts, stmt.test = tested
                 return [*stmts, stmt]
         return [stmt]
 
@@ -501,6 +502,6 @@ class Inliner:
         return out
 
 
-def _at(node: ast.AST, where: ast.AST) -> ast.AST:
+def _at(node: Node, where: ast.AST) -> Node:
     """A new node placed at the call it comes from (for tracebacks)."""
     return ast.copy_location(node, where)

@@ -523,7 +523,7 @@ def _keyset_cond(fx: FnCtx, keyset: ir.Expr, keys: list[str], at: ir.Node) -> st
     if isinstance(keyset, ir.DefaultKey | ir.DontCare):
         return "True"
     if isinstance(keyset.type, ValueSetT):
-        binding = fx.scope.get(keyset.decl)
+        binding = fx.scope.get(ir.decl_of(keyset))
         patterns = [f"{k} & {hex((1 << f.width) - 1)}" for k, f in zip(keys, binding.obj.fields,
                                                                        strict=True)]
         return f"{binding.var}.contains(({', '.join(patterns)},))"

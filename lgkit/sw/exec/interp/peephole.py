@@ -65,7 +65,7 @@ class _Uses:
 
 def _propagate_copies(fn: ast.FunctionDef) -> None:
     uses = _Uses(fn)
-    values: dict[str, ast.expr] = {}
+    values: dict[str, ast.Name | ast.Constant] = {}
     for node in _walk(fn.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)):
@@ -84,7 +84,7 @@ def _propagate_copies(fn: ast.FunctionDef) -> None:
     if not values:
         return
 
-    def resolve(name: str) -> ast.expr:
+    def resolve(name: str) -> ast.Name | ast.Constant:
         seen = {name}
         value = values[name]
         while isinstance(value, ast.Name) and value.id in values and value.id not in seen:
@@ -99,7 +99,7 @@ def _propagate_copies(fn: ast.FunctionDef) -> None:
 
 
 class _Substitute(ast.NodeTransformer):
-    def __init__(self, values: dict[str, ast.expr]):
+    def __init__(self, values: dict[str, ast.Name | ast.Constant]):
         self.values = values
 
     def visit_Name(self, node: ast.Name) -> ast.expr:  # noqa: N802 - ast's visitor names
@@ -152,7 +152,7 @@ class _Slots:
     def __init__(self) -> None:
         self.out: list[ast.stmt] = []
         self.known: dict[int, ast.expr] = {}
-        self.unread: dict[int, ast.stmt] = {}
+        self.unread: dict[int, ast.Assign] = {}
         self.dead: set[int] = set()  # id() of dropped statements
 
     def run(self, body: list[ast.stmt]) -> list[ast.stmt]:

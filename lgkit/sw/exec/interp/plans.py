@@ -7,6 +7,9 @@ from typing import Any
 
 from lgkit.sw.lang import ir
 
+ConstEntryCode = tuple[list[tuple[str, ...]], str, list[str], str | None]
+"A const entry as code: its key matches, action, arguments and priority (None: by position)."
+
 
 @dataclass
 class ActionPlan:
@@ -29,7 +32,7 @@ class TablePlan:
     default: tuple[str, list[str]]
     default_is_const: bool
     size: int
-    entries: list[tuple[list, str, list[str], int]] = field(default_factory=list)
+    entries: list[ConstEntryCode] = field(default_factory=list)
     entries_const: bool = False
     largest_priority_wins: bool = True
     bmv2_priorities: bool = False  # const entries use @priority(n): the smallest n wins

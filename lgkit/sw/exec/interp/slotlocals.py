@@ -181,7 +181,8 @@ class _Survey:
         for target in _targets(stmt):
             for node in ast.walk(target):
                 k = slot_of(node)
-                if k is not None and isinstance(node.ctx, ast.Store):
+                if k is not None and isinstance(node, ast.Subscript) \
+                        and isinstance(node.ctx, ast.Store):
                     assigned = assigned | {k}
         return assigned
 

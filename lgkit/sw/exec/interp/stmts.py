@@ -8,7 +8,7 @@ from lgkit.sw.exec.interp.exprs import ExprGen, Place, fit, unsupported
 from lgkit.sw.exec.interp.layout import is_scalar, size_of, template
 from lgkit.sw.exec.interp.scope import ConstVal, PyVar, TableB
 from lgkit.sw.lang import ir
-from lgkit.sw.lang.types import BitsT, P4Type
+from lgkit.sw.lang.types import BitsT, P4Type, StackT
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.fnctx import FnCtx
@@ -79,7 +79,7 @@ class Stmts:
             self.block(fx, s.body)
 
     def _st_ForIn(self, fx: FnCtx, s: ir.ForIn) -> None:
-        slot = fx.gen.alloc(s.var.type_ref.resolved, s.var)
+        slot = fx.gen.alloc(ir.checked(s.var.type_ref.resolved), s.var)
         fx.scope.bind(s.var, slot)
         if s.hi is None:
             self._for_in_elements(fx, s, Place(str(slot.base), slot.base, slot.type))
@@ -99,6 +99,7 @@ class Stmts:
         index = fx.temp()
         stack = fx.eg.place(s.lo)
         stride = size_of(var.type)
+        assert isinstance(s.lo.type, StackT)  # the checker lets for-in run over stacks only
         fx.line(f"for {index} in range({s.lo.type.size}):")
         with fx.indent():
             self._count_iteration(fx, s)
@@ -138,7 +139,7 @@ class Stmts:
         fx.gen.calls.call_stmt(fx, s.call)
 
     def _st_VarDecl(self, fx: FnCtx, s: ir.VarDecl) -> None:
-        slot = fx.gen.alloc(s.type_ref.resolved, s)
+        slot = fx.gen.alloc(ir.checked(s.type_ref.resolved), s)
         fx.scope.bind(s, slot)
         place = Place(str(slot.base), slot.base, slot.type)
         if s.init is not None:
@@ -242,7 +243,9 @@ class Stmts:
         e = s.expr
         table_b = None
         if isinstance(e, ir.Member) and e.name == "action_run" and isinstance(e.expr, ir.Call):
-            table_b = fx.scope.get(getattr(e.expr.target, "expr", None) and e.expr.target.expr.decl)
+            target = e.expr.target  # t.apply(): the table's binding
+            if isinstance(target, ir.Member) and isinstance(target.expr, ir.PathExpr):
+                table_b = fx.scope.get(target.expr.decl)
         value = fx.eg.ex(e)
         tmp = fx.temp()
         fx.line(f"{tmp} = {value}")

@@ -8,7 +8,7 @@ from lgkit.sw.exec.interp.action_profiles import ActionProfile
 from lgkit.sw.exec.interp.exprs import ExprGen, unsupported, wrap
 from lgkit.sw.exec.interp.fnctx import FnCtx
 from lgkit.sw.exec.interp.layout import scalar_width
-from lgkit.sw.exec.interp.plans import ActionPlan, TablePlan, qualified
+from lgkit.sw.exec.interp.plans import ActionPlan, ConstEntryCode, TablePlan, qualified
 from lgkit.sw.exec.interp.scope import ActionB, ExternB, PyVar, Scope, TableB
 from lgkit.sw.exec.interp.tables import (
     ActionInfo,
@@ -68,7 +68,7 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
     key_codes = []
     selector_codes, selector_widths = [], []
     for k in d.keys:
-        t = k.expr.type
+        t = ir.checked(k.expr.type)
         width = scalar_width(t)
         code = fx.eg.ex(k.expr)
         if isinstance(t, BitsT) and t.signed:
@@ -209,7 +209,7 @@ def _bound_wrapper(
     for i, p in enumerate(params):
         name = f"c{i}"
         dummy = ir.Param(p.loc, name, "", p.type_ref)
-        fx.scope.bind(dummy, PyVar(name, p.type_ref.resolved))
+        fx.scope.bind(dummy, PyVar(name, ir.checked(p.type_ref.resolved)))
         path = ir.PathExpr(p.loc, name)
         path.decl = dummy
         path.type = p.type_ref.resolved
@@ -254,7 +254,8 @@ def _data_args(b: ActionB, ref: ir.ActionRef) -> list[ir.Expr]:
     return [a.value for p, a in zip(params, ref.args, strict=True) if not p.direction]
 
 
-def _entry_codes(gen: CodeGen, fx: Any, scope: Scope, entry: ir.Entry, keys: list[KeySpec]):
+def _entry_codes(gen: CodeGen, fx: Any, scope: Scope, entry: ir.Entry, keys: list[KeySpec]
+                 ) -> ConstEntryCode:
     b = _action(gen, scope, entry.action)
     matches = []
     for spec, k in zip(keys, entry.keys, strict=False):
@@ -329,7 +330,8 @@ def build_table(plan: TablePlan, ns: dict) -> Table:
     if plan.profile is not None:
         plan.profile.attach(table)
     n = len(plan.entries)
-    bmv2_top = 1 + max((int(e[3]) for e in plan.entries if plan.bmv2_priorities), default=0)
+    bmv2_top = 1 + max((int(e[3]) for e in plan.entries
+                        if plan.bmv2_priorities and e[3] is not None), default=0)
     for i, (codes, action, arg_codes, prio_code) in enumerate(plan.entries):
         keys = [_key_match(s, c, ns) for s, c in zip(plan.keys, codes, strict=False)]
         params = [_unsigned(eval(c, ns), w) for c, w in  # noqa: S307

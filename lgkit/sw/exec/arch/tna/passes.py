@@ -85,7 +85,7 @@ def _blocks(pl: Pipeline, x: Slots, side: str, S: list, P: Ctx) -> bytes:
 
 def ingress(pl: Pipeline, port: int, data: bytes, now_us: int,
             resubmitted: bytes | None = None) -> IngressResult:
-    x: Slots = pl.slots
+    x = cast(Slots, pl.slots)  # what Tna.bind keeps on the pipeline
     S = x.template[:]
     intr = {"resubmit_flag": int(resubmitted is not None), "ingress_port": port,
             "ingress_mac_tstamp": now_us * 1000}
@@ -152,7 +152,7 @@ def ingress_job(pl: Pipeline, job: IngressJob, now_us: int) -> IngressResult:
 
 def egress(pl: Pipeline, job: EgressJob, now_us: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
            enq_timestamp: int = 0, deq_timedelta: int = 0) -> EgressResult:
-    x: Slots = pl.slots
+    x = cast(Slots, pl.slots)  # what Tna.bind keeps on the pipeline
     data, bypass = cast("tuple[bytes, bool]", job.state)  # made by _ingress_end
     result = EgressResult(None, [], None, False)
     if bypass:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lgkit.sw.exec.interp.passthrough import header_writes
 from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, LoopLimit, StackIndexError, deparse
@@ -32,6 +32,8 @@ NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = 
 # ingress_length: what counters and meters count, also in egress and for clones and replicas),
 # a recirculate request made in ingress (BMv2 keeps it for a unicast packet), and the parse-memo
 # entry of its ingress parse with the frame it came in as (interp/passthrough.py; else None).
+EgressState = tuple[list[Any], bytes, int, int | None, int, int | None, tuple[Any, ...] | None,
+                    bytes | None]
 
 
 class Slots:
@@ -328,7 +330,7 @@ def _runs(slots: list[int]) -> tuple[tuple[int, int], ...]:
 
 def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
     """The end of an ingress pass that cloned, digested, resubmitted or multicast."""
-    x: Slots = pl.slots
+    x = cast(Slots, pl.slots)  # what V1Model.bind keeps on the pipeline
     result = IngressResult([], None, 0)
     if P.clone is not None:
         _ingress_clone(pl, x, S, P, result)
@@ -344,7 +346,8 @@ def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
             copy = S if i == len(members) - 1 else S[:]  # the original is discarded
             copy[x.egress_rid] = rid & 0xFFFF
             copy[x.instance_type] = REPLICATION
-            state = (copy, P.payload, P.plen, P.truncate, P.count_len, None, None, None)
+            state: EgressState = (copy, P.payload, P.plen, P.truncate, P.count_len, None, None,
+                                  None)
             result.egress.append(
                 EgressJob(out_port, copy[x.priority], REPLICATION, rid, P.plen, state)
             )
@@ -362,6 +365,7 @@ def _ingress_end(pl: Pipeline, data: bytes, S: list, P: Ctx) -> IngressResult:
 def _ingress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: IngressResult) -> None:
     """BMv2: the original bytes are parsed again (with ingress_port set, so the parser sees
     it), then all metadata is reset and only the field list and instance_type 1 are set."""
+    assert P.clone is not None  # called for a clone request only
     session, field_list = P.clone
     targets = pl.clone_sessions.get(session)
     if not targets:
@@ -378,6 +382,7 @@ def _ingress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: IngressResul
 
 
 def _egress_clone(pl: Pipeline, x: Slots, S: list, P: Ctx, result: EgressResult) -> None:
+    assert P.clone is not None  # called for a clone request only
     session, field_list = P.clone
     targets = pl.clone_sessions.get(session)
     if not targets:

@@ -106,7 +106,7 @@ def _compile(program: ir.Program, externs: Registry, optimise: bool) -> Compiled
     parser_decl = decls[0][0]
     if not isinstance(parser_decl, ir.ParserDecl) or len(parser_decl.params) < 4:
         raise unsupported(main, "a V1Switch parser without the four v1model parameters")
-    hdr_t, meta_t, sm_t = (p.type_ref.resolved for p in parser_decl.params[1:4])
+    hdr_t, meta_t, sm_t = (ir.checked(p.type_ref.resolved) for p in parser_decl.params[1:4])
     hdr = gen.alloc(hdr_t, parser_decl)
     meta = gen.alloc(meta_t, parser_decl)
     sm = gen.alloc(sm_t, parser_decl)
