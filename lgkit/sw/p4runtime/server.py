@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 from finsy.proto import p4r
 
+from .device import Device
 from .service import P4RuntimeService, TooLarge
 
 MAX_RECEIVE_BYTES = 16 * 1024 * 1024
@@ -70,7 +71,7 @@ class P4RuntimeServer:
     """Serves P4Runtime for `switch` on `address`; extra_handlers are more gRPC services (their
     methods run on the unary thread pool)."""
 
-    def __init__(self, switch: Any, address: str = "127.0.0.1:9559",
+    def __init__(self, switch: Device, address: str = "127.0.0.1:9559",
                  extra_handlers: tuple[grpc.GenericRpcHandler, ...] = ()) -> None:
         self.service = P4RuntimeService(switch)
         self.address = address

@@ -15,6 +15,7 @@ from finsy.proto import U128, p4r, p4r_grpc
 
 from . import action_profiles, digests, externs, idletimeout, pre, tables, value_sets
 from .arbitration import Arbiter, Session
+from .device import Device
 from .errors import (
     MAX_WRITE_UPDATES,
     BatchStatus,
@@ -90,7 +91,7 @@ def election_of(message: Any) -> int | None:
 class P4RuntimeService(p4r_grpc.P4RuntimeServicer):
     """P4Runtime for one device: arbitration, pipeline configs, entities, packet I/O, digests."""
 
-    def __init__(self, switch: Any) -> None:
+    def __init__(self, switch: Device) -> None:
         self.switch = switch
         self.device_id = int(switch.device_id)
         self.arbiter = Arbiter(self.device_id)
