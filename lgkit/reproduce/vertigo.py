@@ -23,7 +23,7 @@ from lgkit.core.argtypes import RATE_MBPS, SHARE, ranged
 from lgkit.core.child import stop_process
 from lgkit.core.targets import Builtin
 from lgkit.core.targets import preflight as net_preflight
-from lgkit.measure.metrics import tail
+from lgkit.measure.metrics import quantile_ci, tail
 from lgkit.measure.results import read_table
 from lgkit.measure.tcpstats import host_runner, nstat, nstat_delta
 from lgkit.reproduce.context import Context, ReproduceError
@@ -300,22 +300,42 @@ def _p99(values: np.ndarray) -> float:
     return float(tail(values, (0.99,))[0].value) if len(values) else math.nan
 
 
+def _all_queries_ms(result: dict[str, Any]) -> np.ndarray:
+    """Every query's QCT in ms, the failed ones (timed out) as infinitely long: the completed
+    queries alone would flatter a scheme that completes few."""
+    return np.concatenate([result["qct"], np.full(result["net"]["queries_failed"], np.inf)]) / 1000
+
+
 def _p99_all(result: dict[str, Any]) -> float:
-    """p99 QCT in ms over every query, the failed ones (timed out) as infinitely long: the
-    completed queries alone would flatter a scheme that completes few."""
-    values = np.concatenate([result["qct"], np.full(result["net"]["queries_failed"], np.inf)])
-    return float(np.percentile(values, 99, method="higher")) / 1000 if len(values) else math.nan
+    """p99 QCT in ms over every query (`_all_queries_ms`)."""
+    values = _all_queries_ms(result)
+    return float(np.percentile(values, 99, method="higher")) if len(values) else math.nan
+
+
+def _p99_text(scheme: str, result: dict[str, Any]) -> tuple[str, tuple[float, float]]:
+    """'scheme P ms (95% bounds L to H)' and the bounds (order statistics, exact binomial; a
+    bound beyond the sample when too few queries ran to place it)."""
+    with np.errstate(invalid="ignore"):  # interpolating between two infinite values
+        est = quantile_ci(_all_queries_ms(result), 0.99)
+    low, high = ("beyond the sample" if math.isnan(x) else f"{x:.0f}" for x in (est.low, est.high))
+    return f"{scheme} {_p99_all(result):.0f} ms (95% bounds {low} to {high})", (est.low, est.high)
+
+
+def _tail_check(results: dict[str, dict[str, Any]], scheme: str) -> Check:
+    """Vertigo's p99 QCT below `scheme`'s; the bounds say whether the gap is beyond chance."""
+    mine, mine_bounds = _p99_text("vertigo", results["vertigo"])
+    other, other_bounds = _p99_text(scheme, results[scheme])
+    apart = "apart" if mine_bounds[1] < other_bounds[0] else "not apart"
+    v, o = _p99_all(results["vertigo"]), _p99_all(results[scheme])
+    return Check(f"tail (p99) QCT under incast, a query that failed counted as longer than any: "
+                 f"{mine} vs {other} (lower; bounds {apart})", v < o)
 
 
 def _checks(results: dict[str, dict[str, Any]]) -> list[Check]:
     """The paper's direction: Vertigo's tail QCT below ECMP's and DRILL's, and at least as many
     queries completed as under ECMP."""
     mine = results["vertigo"]
-    v = _p99_all(mine)
-    checks = [Check(f"tail (p99) QCT under incast, a query that failed counted as longer "
-                    f"than any: vertigo {v:.0f} ms vs {scheme} {_p99_all(results[scheme]):.0f} "
-                    f"ms (lower)", v < _p99_all(results[scheme]))
-              for scheme in ("ecmp", "drill") if scheme in results]
+    checks = [_tail_check(results, scheme) for scheme in ("ecmp", "drill") if scheme in results]
     if "ecmp" in results:
         done, ecmp = mine["net"]["queries_ok"], results["ecmp"]["net"]["queries_ok"]
         checks.append(Check(f"queries completed: vertigo {done} vs ecmp {ecmp} (at least as "

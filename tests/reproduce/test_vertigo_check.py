@@ -30,6 +30,17 @@ def test_vertigo_must_beat_ecmp_and_drill_tails_and_complete_as_many_queries() -
     results = {"ecmp": scheme([1.0] * 99 + [9.0], 0), "drill": scheme([1.0] * 99 + [7.0], 0),
                "vertigo": scheme([1.0] * 99 + [8.0], 0)}
     assert [c.passed for c in _checks(results)] == [True, False, True]
-    assert "vertigo 8 ms vs drill 7 ms" in _checks(results)[1].text
+    assert "vertigo 8 ms (95% bounds 1 to beyond the sample) vs drill 7 ms" in \
+        _checks(results)[1].text  # 100 queries cannot place a p99's upper bound
     results["vertigo"] = scheme([1.0] * 98, 0)  # a lower tail, fewer queries done
     assert [c.passed for c in _checks(results)] == [True, True, False]
+
+
+def test_the_tail_check_prints_bounds_and_whether_they_are_apart() -> None:
+    fast = [1.0] * 985 + [2.0] * 15
+    results = {"ecmp": scheme([1.0] * 950 + [9.0] * 50, 0), "vertigo": scheme(fast, 0)}
+    tail_check = _checks(results)[0]
+    assert tail_check.passed and "vertigo 2 ms (95% bounds 1 to 2)" in tail_check.text
+    assert "ecmp 9 ms (95% bounds 9 to 9)" in tail_check.text and "bounds apart" in tail_check.text
+    results["ecmp"] = scheme([1.0] * 985 + [3.0] * 15, 0)  # p99 3 ms, its lower bound 1 ms
+    assert "bounds not apart" in _checks(results)[0].text
