@@ -28,6 +28,9 @@ const lg_kind_t KIND_RETX   = 9;   /* sender: one retransmitted copy (multicast 
 /* Sequence numbers are (era, seq_no), 17 bits, held as seq17 ++ 15w0 in 32-bit registers, so
  * 32-bit wrap-around is 17-bit serial arithmetic and a stateful ALU compares by sign. */
 const bit<32> SEQ_STEP = 32w1 << 15;
+/* The receive window, seq32: a fresh frame more than 4096 seqs ahead of `expected` or behind it
+ * is outside (p4/include/defines.p4 LG_SEQ_WINDOW); ahead: gap[31:27] == 0, behind: == 31. */
+const bit<32> SEQ_WINDOW = 32w4096 << 15;
 /* reTxReqs: per port 4096 sequence numbers; LG_HOLE_REGS one-bit registers = K on Tofino. */
 typedef bit<20> hole_idx_t;        /* port[7:0] ++ seq[11:0] */
 /* LG_NB de-duplication: per port 2048 sequence numbers (a register lives in one stage). */

@@ -147,6 +147,22 @@ parser LgEgressParser(packet_in pkt, out headers_t hdr, out eg_meta_t meta,
     state start {
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.carry);
+        transition select(hdr.carry.kind) {
+            KIND_NOTIFY: parse_control;
+            KIND_PAUSE: parse_control;
+            KIND_RESUME: parse_control;
+            default: parse_link;
+        }
+    }
+
+    /* A control frame is built on the mirrored frame's Ethernet header alone: the mirror
+     * session's max_pkt_len cuts the copy after it (lg_carry_h + 14 bytes + FCS: 34). */
+    state parse_control {
+        pkt.extract(hdr.ethernet);
+        transition accept;
+    }
+
+    state parse_link {
         link.apply(pkt, hdr);
         transition accept;
     }

@@ -10,13 +10,14 @@ const bit<8> ORDER_BUFFER = 2;
 control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
                     inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                     inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
-    /* Next fresh seq32 expected: moves to seq + 1 when seq is at or ahead of it. Returns the
-     * gap, seq - expected (serial: below 2^31 when seq is at or ahead). */
+    /* Next fresh seq32 expected: moves to seq + 1 when seq is at or ahead of it, within the
+     * window. Returns the gap, seq - expected (serial: below SEQ_WINDOW when seq is at or
+     * ahead within the window). */
     Register<bit<32>, bit<9>>(LG_PORTS, 0) expected;
     RegisterAction<bit<32>, bit<9>, bit<32>>(expected) advance = {
         void apply(inout bit<32> v, out bit<32> rv) {
             rv = meta.seq - v;
-            if (meta.seq - v < 32w0x80000000) { v = meta.seq + SEQ_STEP; }
+            if (meta.seq - v < SEQ_WINDOW) { v = meta.seq + SEQ_STEP; }
         }
     };
     /* LG_NB: the window tag (1 ++ seq17[16:11]) of the last retransmission delivered for each
@@ -104,6 +105,7 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) loss_events;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) dups;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) timeouts;
+    Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) out_of_window;
 
     action mirror_to(lg_kind_t kind, bit<32> session) {
         meta.mirror.setValid();
@@ -182,7 +184,7 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
 
         /* Loss detection: lost seqs are the gap, or the gap + 1 after a dummy (it carries the
          * last seq sent). An original or dummy at or ahead of `expected` advances the ACK. */
-        if (meta.looped == 0 && hdr.lg_data.retx == 0 && gap[31:31] == 0) {
+        if (meta.looped == 0 && hdr.lg_data.retx == 0 && gap[31:27] == 0) {
             hdr.carry.rx_update = 1;
             hdr.carry.ack = meta.seq;
             hdr.carry.ack_repeat = meta.pc.ack_repeat;
@@ -192,6 +194,12 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
 
         if (hdr.lg_data.dummy == 1) {
             meta.drop = 1;
+        } else if (meta.looped == 0 && hdr.lg_data.retx == 0 && gap[31:27] != 0
+                   && gap[31:27] != 31) {
+            /* Outside the window no frame of this epoch can be: not ours, dropped. */
+            meta.drop = 1;
+            out_of_window.count(port);
+            bytes = buf_read.execute(port);
         } else if (hdr.lg_data.blocking == 0) {
             /* LG_NB: deliver at once; a retransmission only if its hole is still open. */
             if (hdr.lg_data.retx == 1 && meta.fresh == 0) {
@@ -261,7 +269,7 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             }
         }
 
-        if (meta.looped == 0 && hdr.lg_data.retx == 0 && gap[31:31] == 0 && holes != 0) {
+        if (meta.looped == 0 && hdr.lg_data.retx == 0 && gap[31:27] == 0 && holes != 0) {
             /* A notification of at most K holes: min(kcap, holes) by constant comparisons. */
             mirror_to(KIND_NOTIFY, meta.pc.port_session);
             meta.mirror.ack = meta.seq;
@@ -368,6 +376,9 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
     /* A control frame: an LG ACK or notification, or a PFC frame. (Constants of 16 bits and more
      * in table actions: Tofino 2 cannot take them as immediates beside a stateful ALU.) */
     action control_frame() {
+        bit<48> sender = hdr.ethernet.src_addr;  /* back to the sender: addresses swapped */
+        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
+        hdr.ethernet.dst_addr = sender;
         hdr.ethernet.ether_type = ETHERTYPE_LG;
         hdr.lg_data.setInvalid();
         hdr.lg_ack.setInvalid();

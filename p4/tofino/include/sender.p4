@@ -239,8 +239,9 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
         lg_kind_t kind = hdr.carry.kind;
         first = 0;
         if (kind == KIND_TXCOPY && port == meta.g.recirc_port) {
-            /* A new Tx-buffer copy (egress mirror) on its way to the recirculation port. */
-            buf_add.execute(hdr.carry.port[8:0]);
+            /* A Tx-buffer copy on its way to the recirculation port: counted in once, on the
+             * pass the egress mirror made (its later loops have first_pass 0). */
+            if (hdr.carry.first_pass == 1) { buf_add.execute(hdr.carry.port[8:0]); }
             /* The mirror copied the frame as it left, perhaps with a piggybacked ACK: drop it. */
             hdr.lg_data.more = 0;
             hdr.lg_ack.setInvalid();
