@@ -34,7 +34,15 @@ from lgkit.sw.exec.interp.tables import Exact
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.tools.stf import (
-    AddStmt, CommandStmt, SetDefaultStmt, StfResult, StfRunner, Stmt, parse_stf)
+    AddStmt,
+    CommandStmt,
+    SetDefaultStmt,
+    StfError,
+    StfResult,
+    StfRunner,
+    Stmt,
+    parse_stf,
+)
 
 DIRECTIVE = re.compile(r"#!\s*(?:(?P<skip>skip|not)\s+)?(?P<tag>[\w-]+):\s*(?P<text>.*)$")
 REGISTER_WORDS = {"register_read", "register_write", "register_reset"}
@@ -223,3 +231,46 @@ def run_scenario(compiled: Any, scenario: Scenario, binding: Binding) -> StfResu
     prepare(pipeline, binding, scenario)
     runner = BoundRunner(pipeline, build_p4info(compiled.ir), str(scenario.path))
     return runner.run(scenario.stmts)
+
+
+def scenario_files(paths: list[str]) -> list[Path]:
+    """The .stf files named, those of each directory named in name order (ValueError: none)."""
+    files: list[Path] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            files += sorted(path.glob("*.stf"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ValueError(f"{path}: no such file or directory")
+    if not files:
+        raise ValueError(f"no .stf file in {' '.join(paths)}")
+    return files
+
+
+def check_scenarios(compiled: Any, binding: Binding, files: list[Path]
+                    ) -> tuple[list[str], list[str], bool]:
+    """Each scenario's verdict line, the binding's notes (what was not checked, and why), and
+    whether every scenario that ran passed."""
+    lines: list[str] = []
+    notes: dict[str, None] = {}
+    ok = True
+    for path in files:
+        try:
+            scenario = bind_scenario(path, binding)
+            if scenario.skipped:
+                lines.append(f"SKIP {path}: {scenario.skipped}")
+                continue
+            result = run_scenario(compiled, scenario, binding)
+        except (StfError, OSError, UnicodeDecodeError, ValueError) as exc:
+            lines.append(f"FAIL {path}: {exc}")
+            ok = False
+            continue
+        notes.update(dict.fromkeys(scenario.notes))
+        ok = ok and result.passed
+        lines.append(("PASS " if result.passed else "FAIL ") + str(path))
+        lines += [f"  {failure}" for failure in result.check_failures]
+        lines += [f"  port {d.port}: expected {[e.pattern for e in d.expected]}, got "
+                  f"{[p.hex().upper() for p in d.received]}" for d in result.diffs]
+    return lines, list(notes), ok
