@@ -1,4 +1,4 @@
-"""`lgkit tofino resources` and `lgkit tofino check`: bf-p4c compiles, resources against budgets."""
+"""`lgkit tofino resources` and `lgkit tofino check`: bf-p4c compiles, budgets, STF scenarios."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lgkit.tofino import bfp4c
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.lang.frontend.diagnostics import P4Error
+from lgkit.tofino import bfp4c, scenarios
 
 REPO = Path(__file__).resolve().parents[2]
 OURS = REPO / "p4" / "tofino" / "linkguardian.p4"
@@ -20,9 +22,10 @@ AUTHORS = ("switch_impl/system_impl/sender/sender.p4",
            "switch_impl/system_impl/receiver/receiver.p4")
 # The paper (SIGCOMM'23, Sec. 6): state for 256 ports takes ~9% of SRAM, ~25% of stateful ALUs.
 PAPER = {"sram_pct": 9.0, "salu_pct": 25.0}
+SCENARIOS = REPO / "tests" / "lg_stf"
 NOT_CHECKED = (
-    "behaviour of the TNA program (no STF test run here; the built-in target's TNA model runs "
-    "LinkGuardian scenarios: tests/sw/test_tna_lg.py)",
+    "behaviour beyond the STF scenarios, and the model's own limits (docs/tofino.md): the "
+    "packet generator's and PFC's timing, one queue per port",
     "timing on the ASIC: line rate, recirculation and mirror-buffer bandwidth, pktgen periods",
     "the traffic manager: queue priorities, PFC pause honoured by the peer's MAC",
     "tofino-model / bf_switchd (not buildable here) and a real Tofino",
@@ -81,6 +84,55 @@ def cmd_resources(args: argparse.Namespace) -> int:
     return 0
 
 
+def _resources_check(program: Path, budget_path: Path, budget: dict[str, float]
+                     ) -> bool | None:
+    """Compile with bf-p4c and check the resources (None: bf-p4c is absent, nothing compiled)."""
+    bf_p4c = bfp4c.find()
+    if bf_p4c is None:
+        print("skipped: compile for tofino (tna) and resources: bf-p4c not on PATH")
+        return None
+    try:
+        used = _compile(program.resolve(), bf_p4c)
+    except bfp4c.CompileError as exc:
+        print(f"checked: compile for tofino (tna) with bf-p4c: FAILED: {exc}")
+        return False
+    over = bfp4c.over_budget(used, budget)
+    print("checked: compiles for tofino (tna) with bf-p4c: ok")
+    print(HEADER)
+    print(_row(program.name, used))
+    verdict = "ok" if not over else "OVER: " + ", ".join(over)
+    print(f"checked: resources against {budget_path.name}: {verdict}", flush=True)
+    return not over
+
+
+def _stf_check(program: Path, stf: list[str] | None) -> bool:
+    """Run the STF scenarios on the built-in target (the program's binding, if it has one)."""
+    try:
+        binding = scenarios.load_binding(program)
+        if stf is None and binding is scenarios.REFERENCE:
+            print(f"skipped: STF scenarios: none given (--stf) and no {program.stem}.stf.json")
+            return True
+        files = scenarios.scenario_files(stf or [str(SCENARIOS)])
+        compiled = compile_file(str(program))
+    except (scenarios.BindingError, ValueError) as exc:
+        raise CheckError(str(exc)) from None
+    except P4Error as exc:
+        raise CheckError(f"{program}: does not compile on the built-in target: "
+                         f"{exc.diagnostics[0]}") from None
+    lines, notes, ok = scenarios.check_scenarios(compiled, binding, files)
+    print(f"checked: {len(files)} STF scenarios on the built-in target "
+          f"({binding.tag} binding): {'ok' if ok else 'FAILED'}")
+    for line in lines:
+        print(f"  {line}")
+    for note in notes:
+        print(f"not checked: {note}")
+    return ok
+
+
+class CheckError(Exception):
+    """Bad input to `lgkit tofino check`: one error line."""
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     program = Path(args.program)
     if not program.is_file():
@@ -90,23 +142,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         budget = json.loads(budget_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return _error(f"{budget_path}: not a readable JSON budget ({exc})")
-    bf_p4c = _compiler()
-    if bf_p4c is None:
-        return 1
+    compiled_ok = _resources_check(program, budget_path, budget)
     try:
-        used = _compile(program.resolve(), bf_p4c)
-    except bfp4c.CompileError as exc:
-        print(f"checked: compile for tofino (tna) with bf-p4c: FAILED: {exc}")
-        return 1
-    over = bfp4c.over_budget(used, budget)
-    print("checked: compiles for tofino (tna) with bf-p4c: ok")
-    print(HEADER)
-    print(_row(program.name, used))
-    verdict = "ok" if not over else "OVER: " + ", ".join(over)
-    print(f"checked: resources against {budget_path.name}: {verdict}")
+        stf_ok = _stf_check(program, args.stf)
+    except CheckError as exc:
+        return _error(str(exc))
     for item in NOT_CHECKED:
         print(f"not checked: {item}")
-    return 0 if not over else 1
+    return 0 if stf_ok and compiled_ok is not False else 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -115,7 +158,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     res = sub.add_parser("resources", help="ours beside the authors' programs and the paper")
     res.add_argument("--authors", help=f"the authors' linkguardian-tofino tree (or ${AUTHORS_ENV})")
     res.set_defaults(func=cmd_resources)
-    check = sub.add_parser("check", help="compile PROG.p4 and check its resources")
+    check = sub.add_parser(
+        "check", help="compile PROG.p4 (resources), run its STF scenarios on the TNA model",
+        description="Exit status 0: everything run passed (the bf-p4c compile within budget, "
+                    "when bf-p4c is on PATH; every STF scenario not skipped); 1: a failure or "
+                    "bad input.")
     check.add_argument("program", metavar="PROG.p4")
     check.add_argument("--budget", help="budget JSON (default p4/tofino/budget.json)")
+    check.add_argument("--stf", nargs="+", metavar="DIR|FILE",
+                       help="STF scenarios (default tests/lg_stf, through PROG.stf.json)")
     check.set_defaults(func=cmd_check)

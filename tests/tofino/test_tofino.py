@@ -1,4 +1,5 @@
-"""lgkit tofino: bf-p4c reports read right, budgets enforced, the TNA program compiles."""
+"""lgkit tofino: bf-p4c reports read right, budgets enforced, the TNA program compiles, its
+STF scenarios run (without bf-p4c too)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from lgkit.cli import main
 from lgkit.tofino import bfp4c
 
 BF_P4C = bfp4c.find()
+PROGRAM = REPO / "p4" / "tofino" / "linkguardian.p4"
 
 # The shape of bf-p4c 9.13's mau.resources.log: a table of counts per stage, then percentages.
 MAU_LOG = """\
@@ -52,15 +54,39 @@ def test_budget_names_each_resource_over_it(tmp_path: Path) -> None:
         "stages 2 > 1", "salu 4 > 3"]
 
 
-def test_without_bf_p4c_one_line_and_exit_1(capsys: pytest.CaptureFixture[str],
+def test_without_bf_p4c_resources_is_one_line_and_exit_1(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["tofino", "resources"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "bf-p4c" in out[0]
+
+
+def test_without_bf_p4c_check_says_so_and_runs_the_stf_scenarios(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    stf = REPO / "tests" / "lg_stf" / "sender.stf"
+    assert main(["tofino", "check", str(PROGRAM), "--stf", str(stf)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "skipped: compile for tofino (tna) and resources: bf-p4c not on PATH"
+    assert out[1:3] == ["checked: 1 STF scenarios on the built-in target (tofino binding): ok",
+                        f"  PASS {stf}"]
+    assert any(line.startswith("not checked: not in this program: register "
+                               "lg_tx_buf_max_pkts") for line in out)
+
+
+def test_a_failing_scenario_fails_the_check(capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch,
                                             tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    for argv in (["tofino", "resources"],
-                 ["tofino", "check", str(REPO / "p4" / "tofino" / "linkguardian.p4")]):
-        assert main(argv) == 1
-        out = capsys.readouterr().out.splitlines()
-        assert len(out) == 1 and "bf-p4c" in out[0]
+    text = (REPO / "tests" / "lg_stf" / "sender.stf").read_text()
+    wrong = tmp_path / "wrong.stf"
+    wrong.write_text(text.replace("lg_tx_next 2 == 1", "lg_tx_next 2 == 2"))
+    assert main(["tofino", "check", str(PROGRAM), "--stf", str(wrong)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL {wrong}" in out and "lg_tx_next[2] is 1, expected == 2" in out
 
 
 def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -74,6 +100,21 @@ def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], tmp_pat
     assert main(["tofino", "check", str(prog), "--budget", str(bad)]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "budget" in err[0]
+
+
+def test_bad_stf_input_is_one_error_line(capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["tofino", "check", str(PROGRAM), "--stf", str(tmp_path / "none")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("lgkit: error: ") and "none" in err[0]
+    prog = tmp_path / "p.p4"
+    prog.write_text("control {")
+    (tmp_path / "p.stf.json").write_text("[]")
+    assert main(["tofino", "check", str(prog)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "not a scenario binding" in err[0]
 
 
 def test_committed_budget_is_our_program_with_a_small_margin() -> None:
