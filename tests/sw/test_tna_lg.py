@@ -1,10 +1,9 @@
 """LinkGuardian's STF scenarios (tests/lg_stf), written once, on both programs on the built-in
 target: p4/linkguardian.p4 as written, p4/tofino/linkguardian.p4 through its binding
-(p4/tofino/linkguardian.stf.json, lgkit/tofino/scenarios.py); the authors' programs load."""
+(p4/tofino/linkguardian.stf.json, lgkit/tofino/scenarios.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -50,21 +49,3 @@ def test_the_reference_program_runs_the_scenarios_unbound() -> None:
     binding = load_binding(PROGRAMS["v1model"])
     scenario = bind_scenario(TESTS / "lg_stf" / "receiver.stf", binding)
     assert binding.tag == "v1model" and not scenario.notes and not scenario.mirror_max_len
-
-
-AUTHORS_ENV = "LGKIT_AUTHORS_TOFINO"  # as `lgkit tofino resources --authors` reads it
-AUTHORS_PROGRAMS = ("switch_impl/system_impl/sender/sender.p4",
-                    "switch_impl/system_impl/receiver/receiver.p4")
-
-
-@pytest.mark.parametrize("program", AUTHORS_PROGRAMS, ids=["sender", "receiver"])
-def test_the_authors_programs_load_on_the_model(program: str) -> None:
-    tree = os.environ.get(AUTHORS_ENV)
-    if not tree or not (Path(tree) / program).is_file():
-        pytest.skip(f"the authors' linkguardian-tofino tree is not given (${AUTHORS_ENV})")
-    # their build gives TIMEOUT_VAL_100NS (the receiver's timeout for 100G links)
-    from lgkit.sw.exec.pipeline import Pipeline
-
-    pl = Pipeline.load(compile_file(str(Path(tree) / program),
-                                    defines={"TIMEOUT_VAL_100NS": "70"}))
-    assert pl.tables and pl.registers
