@@ -186,18 +186,24 @@ class RegisterStmt(CommandStmt):
 class BoundRunner(StfRunner):
     """The STF runner with the binding's register values."""
 
-    def execute(self, stmt: Stmt, ports: set[int]) -> None:
+    def do_register_write(self, stmt: CommandStmt) -> None:
         if not isinstance(stmt, RegisterStmt):
-            super().execute(stmt, ports)
+            super().do_register_write(stmt)
             return
         to, shift = stmt.bound["to"], int(stmt.bound.get("shift", 0))
-        if stmt.keyword == "register_write":
-            value = int(stmt.words[2], 0) << shift
-            super().execute(replace(stmt, words=[to, stmt.words[1], str(value)]), ports)
-        elif stmt.keyword == "register_read":
-            self.read_bound(stmt, to, shift)
-        else:
-            raise ValueError(f"{stmt.keyword} of {stmt.words[0]}: not bound (read or write it)")
+        value = int(stmt.words[2], 0) << shift
+        super().do_register_write(replace(stmt, words=[to, stmt.words[1], str(value)]))
+
+    def do_register_read(self, stmt: CommandStmt) -> None:
+        if not isinstance(stmt, RegisterStmt):
+            super().do_register_read(stmt)
+            return
+        self.read_bound(stmt, stmt.bound["to"], int(stmt.bound.get("shift", 0)))
+
+    def do_register_reset(self, stmt: CommandStmt) -> None:
+        if isinstance(stmt, RegisterStmt):
+            raise ValueError(f"register_reset of {stmt.words[0]}: not bound (read or write it)")
+        super().do_register_reset(stmt)
 
     def read_bound(self, stmt: RegisterStmt, to: str | list[str], shift: int) -> None:
         name, index_text, *check = stmt.words

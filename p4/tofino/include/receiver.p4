@@ -389,9 +389,13 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
     }
 
     /* Header validity set in a table action, not a gateway branch (Tofino PHV allocation). */
+    /* The 14 bytes kept of a PFC frame's mirrored pass are not always its Ethernet header (a
+     * reordering-buffer pass starts with lg_carry_h): both addresses are set. The source is 0:
+     * the port's own MAC is not known here, and the peer's MAC does not read it. */
     action pfc_frame() {
         control_frame();
         hdr.ethernet.dst_addr = 0x0180C2000001;
+        hdr.ethernet.src_addr = 0;
         hdr.ethernet.ether_type = ETHERTYPE_PFC;
     }
 
