@@ -124,6 +124,8 @@ def select_lines(text: str, tag: str) -> tuple[str, str | None]:
 
 def bind_scenario(path: Path, binding: Binding) -> Scenario:
     text, skipped = select_lines(path.read_text(encoding="utf-8"), binding.tag)
+    if skipped:
+        return Scenario(path, [], [], skipped)
     stmts = parse_stf(text, str(path))
     notes: list[str] = []
     bound = [b for s in stmts if (b := bind_stmt(s, binding, notes)) is not None]
@@ -240,12 +242,13 @@ def run_scenario(compiled: Any, scenario: Scenario, binding: Binding) -> StfResu
 
 
 def scenario_files(paths: list[str]) -> list[Path]:
-    """The .stf files named, those of each directory named in name order (ValueError: none)."""
+    """The .stf files named, and those in each directory named and its subfolders, in name order
+    (ValueError: none)."""
     files: list[Path] = []
     for text in paths:
         path = Path(text)
         if path.is_dir():
-            files += sorted(path.glob("*.stf"))
+            files += sorted(path.rglob("*.stf"))
         elif path.is_file():
             files.append(path)
         else:

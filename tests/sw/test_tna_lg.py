@@ -14,7 +14,7 @@ from lgkit.tofino.scenarios import Binding, bind_scenario, load_binding, run_sce
 
 PROGRAMS = {"v1model": REPO / "p4" / "linkguardian.p4",
             "tofino": REPO / "p4" / "tofino" / "linkguardian.p4"}
-SCENARIOS = sorted((TESTS / "lg_stf").glob("*.stf"))
+SCENARIOS = sorted((TESTS / "lg_stf").rglob("*.stf"))
 
 
 @pytest.fixture(scope="module", params=sorted(PROGRAMS))
