@@ -1,0 +1,246 @@
+"""The virtual-time event loop in C (loop_c.py) for a configured LGNet whose switches run on the
+native engine: the same events in the same (time, insertion) order as the Python simulator,
+link losses drawn from the links' own Mersenne Twister states, so a seed gives the same run.
+
+Covered: unicast forwarding (ingress, strict-priority queues shaped at the port's rate,
+egress), link directions with rate, delay, minimum frame and i.i.d. or Gilbert-Elliott loss,
+one line-rate source into a switch port and counting sinks. A pass that clones, recirculates,
+resubmits or multicasts stops the run with NativeLoopError (those jobs are the native device
+layer's, see docs/performance.md); so does a configuration the loop does not model.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lgkit.core.frames import ID_OFFSET
+from lgkit.sim.loop_c import SOURCE
+from lgkit.sw.exec.native.build import shared_library
+from lgkit.sw.exec.native.engine import TAIL
+from lgkit.sw.switch.loss import GilbertElliott, IidLoss
+from lgkit.sw.switch.switch import Switch
+from lgkit.sw.switch.vnet import Host, LinkDirection
+
+if TYPE_CHECKING:
+    from lgkit.sim.scenario import LGNet
+    from lgkit.sw.exec.native.engine import NativeEngine
+
+U64, U32, INT, PTR, DBL = (ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p,
+                           ctypes.c_double)
+U64P = ctypes.POINTER(U64)
+SIGNATURES = {
+    "ns_new": ([], PTR),
+    "ns_free": ([PTR], None),
+    "ns_switch": ([PTR, PTR, PTR, PTR, PTR, PTR, U32, U32, U32, U32, U32, U64, U64], INT),
+    "ns_host": ([PTR, U32, U64, U64, U64, U64], INT),
+    "ns_link": ([PTR, INT, INT, INT, INT, INT, U64, U64, U64, U64, INT, DBL, DBL,
+                 ctypes.POINTER(U32), INT], INT),
+    "ns_queue_depth": ([PTR, INT, INT, U32], INT),
+    "ns_source": ([PTR, INT, INT, U64, U64, ctypes.c_char_p, U32, U32, U64, U64, U64], None),
+    "ns_run": ([PTR, U64], INT),
+    "ns_now": ([PTR], U64),
+    "ns_events": ([PTR], U64),
+    "ns_emitted": ([PTR], U64),
+    "ns_switch_stats": ([PTR, INT], U64P),
+    "ns_dir_stats": ([PTR, INT, U64P], None),
+    "ns_dir_rng": ([PTR, INT, ctypes.POINTER(U32)], INT),
+    "ns_host_stats": ([PTR, INT, U64P], None),
+    "ns_host_log": ([PTR, INT], U64P),
+    "ns_host_seen": ([PTR, INT], ctypes.POINTER(ctypes.c_uint8)),
+}
+STOPS = {1: "a pass cloned, recirculated, resubmitted or multicast (the native device layer's "
+            "jobs, not the loop's)", 2: "out of memory", 3: "no events"}
+SWITCH_STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "queue_full",
+                "input_queue_full", "transmitted", "no_such_port")
+NO_SLOT = 0xFFFFFFFF
+
+
+class NativeLoopError(ValueError):
+    """The native loop cannot run this network, or stopped (the message says why)."""
+
+
+@dataclass
+class SinkCounts:
+    """What a host counted: frames, duplicates, out-of-order ids, deliveries in its window."""
+
+    received: int
+    duplicates: int
+    out_of_order: int
+    in_window: int
+    arrivals: list[tuple[int, int]]
+    """(time ns, packet id) of the first `log` arrivals."""
+    delivered: bytes
+    """1 at each packet id that arrived (ids below `ids`)."""
+
+
+def _library() -> ctypes.CDLL:
+    lib = ctypes.CDLL(str(shared_library(SOURCE, True)))
+    for name, (args, result) in SIGNATURES.items():
+        getattr(lib, name).argtypes = args
+        getattr(lib, name).restype = result
+    return lib
+
+
+def _engine(switch: Switch) -> NativeEngine:
+    native = getattr(getattr(switch.pipeline, "arch", None), "native", None)
+    if native is None:
+        raise NativeLoopError("a switch is not on the native engine (LGKIT_ENGINE=native)")
+    return native
+
+
+class NativeLoop:
+    """An LGNet's switches, links and hosts copied into the C loop; `source` adds the
+    generator, `run` advances virtual time, the counters are read back. The Python clock must
+    have nothing scheduled (the loop owns time from here) and is set to the loop's time after
+    each run; the links' generators are handed back (so Python can carry on from them)."""
+
+    def __init__(self, net: LGNet, log: int = 0, ids: int = 0,
+                 window: tuple[int, int] = (0, 1 << 62)) -> None:
+        if net.net.clock.next_timer_ns() is not None:
+            raise NativeLoopError("events are already scheduled in the Python simulator")
+        self.lib = lib = _library()
+        self.net = net
+        self.ptr = PTR(lib.ns_new())
+        weakref.finalize(self, lib.ns_free, self.ptr)
+        self._engines = {name: _engine(sw) for name, sw in net.switches.items()}
+        self.switch_index = {name: self._add_switch(sw, self._engines[name])
+                             for name, sw in net.switches.items()}
+        self.host_index = {name: self._checked(lib.ns_host(self.ptr, ID_OFFSET, ids, log,
+                                                           *window), name)
+                           for name in net.hosts}
+        self.directions: list[LinkDirection] = []
+        for name, sw in net.switches.items():
+            for port in sorted(sw.ports):
+                self._add_direction(self.switch_index[name], port, sw)
+        self._log = log
+        self._ids = ids
+
+    def _checked(self, index: int, what: str) -> int:
+        if index < 0:
+            raise NativeLoopError(f"{what}: beyond the native loop's limits")
+        return index
+
+    def _add_switch(self, sw: Switch, engine: NativeEngine) -> int:
+        tm = sw.tm
+        if tm.clone_lanes or tm.cell_bytes or sw.clone_latency_ns:
+            raise NativeLoopError("clone lanes, cell counts and clone latencies are not modelled")
+        lib, elib, ctx = self.lib, engine.lib, engine.ctx
+        engine.refresh()
+        nslots = len(engine.program.widths)
+        fn = [ctypes.cast(getattr(elib, name), PTR) for name in
+              ("lg_ingress", "lg_egress_saved", "lg_state_save")]
+        index = lib.ns_switch(self.ptr, ctx, *fn, elib.lg_slots(ctx), nslots + TAIL,
+                              nslots + 3, engine.program.sm.get("priority", NO_SLOT),
+                              engine.program.max_header_bytes, tm.priority_queues,
+                              sw.ingress_latency_ns, sw.egress_latency_ns)
+        return self._checked(index, "switch")
+
+    def _add_direction(self, index: int, port: int, sw: Switch) -> None:
+        direction = sw.ports[port]
+        if not isinstance(direction, LinkDirection) or direction.taps:
+            raise NativeLoopError(f"port {port}: not a plain simulated link (taps or a backend)")
+        kind, node, to_port = self._far_end(direction)
+        state = sw.tm.port(port)
+        depths = {q.depth for q in state.queues}
+        if (len(depths) != 1 or state.burst_bytes or any(q.pps or q.depth_bytes or q.paused
+                                                         for q in state.queues)):
+            raise NativeLoopError(f"port {port}: queue rates, byte caps, pauses, bursts or "
+                                  "unequal depths are not modelled")
+        loss, p1, p2 = _loss(direction)
+        version, words, _ = direction.rng.getstate()
+        mt = (U32 * 624)(*words[:624])
+        d = self.lib.ns_link(self.ptr, index, port, kind, node, to_port, direction.rate_bps,
+                             direction.delay_ns, direction.framing_bytes,
+                             direction.min_frame_bytes, loss, p1, p2, mt, words[624])
+        self._checked(d, f"link at port {port}")
+        self.lib.ns_queue_depth(self.ptr, index, port, depths.pop())
+        self.directions.append(direction)
+
+    def _far_end(self, direction: LinkDirection) -> tuple[int, int, int]:
+        """(0 switch | 1 host, its index, its port) where `direction` delivers."""
+        for link in self.net.net.links:
+            if direction not in (link.forward, link.backward):
+                continue
+            node, back = (link.b, link.backward) if direction is link.forward \
+                else (link.a, link.forward)
+            if isinstance(node, Host):
+                return 1, self.host_index[node.name], 0
+            name = self.net.net.name_of(node)
+            ports = [p for p, b in node.ports.items() if b is back]
+            return 0, self.switch_index[name], ports[0]
+        raise NativeLoopError("a port's link is not in the network")
+
+    def source(self, switch: str, port: int, rate_bps: float, template: bytes, count: int,
+               first_id: int = 0, framing_bytes: int = 24, start_ns: int = 0) -> None:
+        """A line-rate generator (LineRateSource) of `count` copies of `template` with ids
+        first_id.. at ID_OFFSET into `switch`'s `port`."""
+        if count < 0 or rate_bps <= 0 or len(template) < ID_OFFSET + 4:
+            raise NativeLoopError("a source needs count >= 0, a rate > 0 and a test frame")
+        self.lib.ns_source(self.ptr, self.switch_index[switch], port, int(rate_bps),
+                           framing_bytes, template, len(template), ID_OFFSET, first_id, count,
+                           start_ns)
+
+    def run(self, until_ns: int) -> None:
+        """Every event up to `until_ns`; NativeLoopError when the loop stopped early."""
+        status = self.lib.ns_run(self.ptr, until_ns)
+        self._hand_back()
+        if status:
+            raise NativeLoopError(f"the native loop stopped at {self.now_ns} ns: "
+                                  f"{STOPS.get(status, status)}")
+
+    def _hand_back(self) -> None:
+        """The links' generators and the pipelines' logs back to Python."""
+        for d, direction in enumerate(self.directions):
+            mt = (U32 * 624)()
+            index = self.lib.ns_dir_rng(self.ptr, d, mt)
+            direction.rng.setstate((3, (*mt, index), None))
+            stats = (U64 * 3)()
+            self.lib.ns_dir_stats(self.ptr, d, stats)
+            direction.sent, direction.lost = stats[0], stats[1]
+            if isinstance(direction.loss, GilbertElliott):
+                direction.loss.bad = bool(stats[2])
+        for engine in self._engines.values():
+            if engine._errors[0]:
+                engine._log_errors()
+
+    @property
+    def now_ns(self) -> int:
+        return int(self.lib.ns_now(self.ptr))
+
+    @property
+    def events(self) -> int:
+        return int(self.lib.ns_events(self.ptr))
+
+    @property
+    def emitted(self) -> int:
+        return int(self.lib.ns_emitted(self.ptr))
+
+    def switch_stats(self, switch: str) -> dict[str, int]:
+        stats = self.lib.ns_switch_stats(self.ptr, self.switch_index[switch])
+        return {name: int(stats[i]) for i, name in enumerate(SWITCH_STATS)}
+
+    def sink(self, host: str) -> SinkCounts:
+        index = self.host_index[host]
+        out = (U64 * 5)()
+        self.lib.ns_host_stats(self.ptr, index, out)
+        log = self.lib.ns_host_log(self.ptr, index)
+        arrivals = [(int(log[2 * i]), int(log[2 * i + 1])) for i in range(out[4])]
+        seen = ctypes.string_at(self.lib.ns_host_seen(self.ptr, index), self._ids)
+        return SinkCounts(int(out[0]), int(out[1]), int(out[2]), int(out[3]), arrivals, seen)
+
+
+
+def _loss(direction: LinkDirection) -> tuple[int, float, float]:
+    """The C loop's loss model of a direction: (0 none | 1 i.i.d. | 2 Gilbert-Elliott, p1, p2)."""
+    model: Any = direction.loss
+    if model is None:
+        return 0, 0.0, 0.0
+    if type(model) is IidLoss:
+        return 1, model.p, 0.0
+    if type(model) is GilbertElliott and (model.loss_good, model.loss_bad, model.bad) == (
+            0.0, 1.0, False):
+        return 2, model.p_gb, model.p_bg
+    raise NativeLoopError(f"loss model {type(model).__name__} is not modelled natively")
