@@ -6,13 +6,17 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from lgkit.sim.chain import ChainSpec, run_native, run_python
 from lgkit.sim.scenario import compiled_program
 from lgkit.sim.stress import StressRun, StressSpec
 
 GOAL_FRAMES_PER_MINUTE = 10_000_000
+NATIVE_SCALE = 20
+"""The native loop's timed runs carry this many times the frames (a run of the Python size is
+over in tens of ms)."""
 
 
 @dataclass
@@ -75,12 +79,20 @@ def bench_stress(rate_gbps: float, loss: float, mode: str, frames: int, repeat: 
     spec = StressSpec(rate_gbps=rate_gbps, loss=loss, mode=mode, frames=frames,
                       warmup_frames=min(2_000, frames), seed=seed)
     runs = [bench_once(spec) for _ in range(repeat)]
+    lines = _stress_lines(runs, rate_gbps, loss, mode, repeat)
+    chain = ChainSpec(frames=frames + min(2_000, frames), rate_gbps=rate_gbps, loss=loss,
+                      seed=seed)
+    return "\n".join(lines + _chain_lines(chain, repeat))
+
+
+def _mmm(values: list[float], fmt: str = ",.0f") -> str:
+    return " / ".join(format(v, fmt) for v in (min(values), statistics.median(values),
+                                                max(values)))
+
+
+def _stress_lines(runs: list[BenchRun], rate_gbps: float, loss: float, mode: str,
+                  repeat: int) -> list[str]:
     goal = GOAL_FRAMES_PER_MINUTE / 60
-
-    def mmm(values: list[float], fmt: str = ",.0f") -> str:
-        return " / ".join(format(v, fmt) for v in (min(values), statistics.median(values),
-                                                    max(values)))
-
     per_s = [r.frames_per_s for r in runs]
     per_cpu = [r.frames_per_cpu_s for r in runs]
     passes = [r.passes / r.frames for r in runs]
@@ -91,16 +103,48 @@ def bench_stress(rate_gbps: float, loss: float, mode: str, frames: int, repeat: 
     lines = [
         f"bench-stress: {rate_gbps:g}G, mode {mode}, loss {loss:g}, {runs[0].frames} frames "
         f"per run (2,000 of them warm-up), {repeat} runs; min / median / max",
-        f"simulated frames/s (wall clock):   {mmm(per_s)}",
-        f"simulated frames/s (CPU time):     {mmm(per_cpu)}",
-        f"simulated frames per wall minute:  {mmm([60 * v for v in per_s])}",
+        f"simulated frames/s (wall clock):   {_mmm(per_s)}",
+        f"simulated frames/s (CPU time):     {_mmm(per_cpu)}",
+        f"simulated frames per wall minute:  {_mmm([60 * v for v in per_s])}",
         f"goal: {GOAL_FRAMES_PER_MINUTE:,} frames per wall minute = {goal:,.0f} frames/s; "
         f"median ratio {statistics.median(per_s) / goal:.4f}",
-        f"pipeline passes per frame:         {mmm(passes, '.1f')}",
-        f"events per frame:                  {mmm(events, '.1f')}",
-        f"us per pipeline pass (wall):       {mmm(us_pass, '.1f')}",
-        f"share of wall time in passes:      {mmm([100 * s for s in share], '.0f')} %",
-        f"frames/s if passes cost nothing:   {mmm(free_passes)} (the event loop, traffic "
+        f"pipeline passes per frame:         {_mmm(passes, '.1f')}",
+        f"events per frame:                  {_mmm(events, '.1f')}",
+        f"us per pipeline pass (wall):       {_mmm(us_pass, '.1f')}",
+        f"share of wall time in passes:      {_mmm([100 * s for s in share], '.0f')} %",
+        f"frames/s if passes cost nothing:   {_mmm(free_passes)} (the event loop, traffic "
         f"manager, links and meters alone)",
     ]
-    return "\n".join(lines)
+    return lines
+
+
+def _chain_lines(spec: ChainSpec, repeat: int) -> list[str]:
+    """The unprotected chain on the Python simulator and on the native event loop, alternately
+    in the same run, and whether both delivered the same (chain.py)."""
+    big = replace(spec, frames=spec.frames * NATIVE_SCALE)
+    python, native = [], []
+    for _ in range(repeat):
+        python.append(run_python(spec))
+        native.append(run_native(big))
+    same = run_native(spec).digest == python[0].digest
+    per_min = [[60 * r.sent / r.wall_s for r in runs] for runs in (python, native)]
+    per_cpu = [[60 * r.sent / r.cpu_s for r in runs] for runs in (python, native)]
+    events = [[r.events / r.sent for r in runs] for runs in (python, native)]
+    goal = GOAL_FRAMES_PER_MINUTE
+    ratio = statistics.median(per_min[1]) / statistics.median(per_min[0])
+    return [
+        "native event loop (lgkit/sim/native_loop.py): the unprotected chain (LinkGuardian off: "
+        "generator -> s1 -> lossy link -> s2 -> h2), alternating with the Python simulator; "
+        "min / median / max",
+        f"python simulator, python engine, {spec.frames:,} frames: frames per wall minute "
+        f"{_mmm(per_min[0])}, per CPU minute {_mmm(per_cpu[0])}, "
+        f"{_mmm(events[0], '.1f')} events per frame",
+        f"native event loop, {big.frames:,} frames: frames per wall minute {_mmm(per_min[1])}, "
+        f"per CPU minute {_mmm(per_cpu[1])}, {_mmm(events[1], '.1f')} events per frame",
+        f"native / python (medians): {ratio:.1f}x wall; native / goal: "
+        f"{statistics.median(per_min[1]) / goal:.2f}",
+        f"identical to the python simulator at {spec.frames:,} frames (arrivals, losses, "
+        f"events): {'yes' if same else 'NO'}",
+        "LinkGuardian on the native loop: not yet (its clones and recirculations stop the loop; "
+        "docs/performance.md)",
+    ]

@@ -56,6 +56,8 @@ STOPS = {1: "a pass cloned, recirculated, resubmitted or multicast (the native d
 SWITCH_STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "queue_full",
                 "input_queue_full", "transmitted", "no_such_port")
 NO_SLOT = 0xFFFFFFFF
+_PLAIN_DELIVERY = ("Host.receive", "VirtualNetwork._receiver.<locals>.<lambda>")
+"""What VirtualNetwork.link makes a direction deliver to (anything else wraps it)."""
 
 
 class NativeLoopError(ValueError):
@@ -101,6 +103,9 @@ class NativeLoop:
                  window: tuple[int, int] = (0, 1 << 62)) -> None:
         if net.net.clock.next_timer_ns() is not None:
             raise NativeLoopError("events are already scheduled in the Python simulator")
+        if net.config.wire_log or any(h.keep_frames or h.handlers for h in net.hosts.values()):
+            raise NativeLoopError("wire logs, kept frames and host handlers are Python's; "
+                                  "the native loop counts arrivals itself")
         self.lib = lib = _library()
         self.net = net
         self.ptr = PTR(lib.ns_new())
@@ -166,6 +171,9 @@ class NativeLoop:
                 continue
             node, back = (link.b, link.backward) if direction is link.forward \
                 else (link.a, link.forward)
+            if getattr(direction.deliver, "__qualname__", "") not in _PLAIN_DELIVERY:
+                raise NativeLoopError("a link's delivery is wrapped in Python (a meter or a "
+                                      "queue): not modelled natively")
             if isinstance(node, Host):
                 return 1, self.host_index[node.name], 0
             name = self.net.net.name_of(node)

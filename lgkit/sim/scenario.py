@@ -106,6 +106,8 @@ class ScenarioConfig:
     loop_pps: float = 0.0
     """Queue rate of the loop port in packets/s (0: no loop port; Tx copies loop through the
     recirculation port, as on Tofino)."""
+    engine: str | None = None
+    """The switches' engine, "python" or "native" (None: LGKIT_ENGINE, as Pipeline.load)."""
 
 
 @dataclass
@@ -161,7 +163,8 @@ class LGNet:
         "Without a loop rate, Tx copies loop through the recirculation port (Tofino's model)."
         self.net = VirtualNetwork(seed=cfg.seed)
         program = compiled_program()
-        self.pipelines = {name: Pipeline.load(program, seed=cfg.seed * 7 + i)
+        self.pipelines = {name: Pipeline.load(program, seed=cfg.seed * 7 + i,
+                                             engine=cfg.engine)
                           for i, name in enumerate(("s1", "s2"))}
         self.writers = {name: PipelineWriter(p) for name, p in self.pipelines.items()}
         self.switches = {

@@ -1,0 +1,90 @@
+"""The native event loop against the Python simulator: the same seed gives the same arrivals,
+losses and events; what it does not model stops it with one clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from lgkit.core.frames import FrameStream
+from lgkit.sim.chain import ChainSpec, run_native, run_python
+from lgkit.sim.native_loop import NativeLoop, NativeLoopError
+from lgkit.sim.scenario import HOST_PORT, HOSTS, LGNet, ScenarioConfig
+
+CASES = [
+    ChainSpec(frames=400, loss=2e-2, seed=1, log=400),
+    ChainSpec(frames=400, loss=5e-2, burst=4.0, seed=2, log=400),
+    ChainSpec(frames=300, rate_gbps=25, loss=0.1, frame_bytes=64, seed=3, log=300),
+    ChainSpec(frames=200, loss=0.0, frame_bytes=700, seed=4, log=200),
+]
+
+
+@pytest.mark.parametrize("spec", CASES, ids=["iid", "bursty", "64B-25G", "lossless"])
+def test_native_loop_is_identical_to_the_python_simulator(spec: ChainSpec) -> None:
+    python, native = run_python(spec), run_native(spec)
+    assert len(native.arrivals) == native.delivered.count(1) > 0
+    assert native.arrivals == python.arrivals  # every arrival time and id
+    assert native.delivered == python.delivered
+    assert (native.sent, native.lost) == (python.sent, python.lost) == (
+        spec.frames, spec.frames - len(native.arrivals))
+    assert (native.duplicates, native.out_of_order) == (python.duplicates,
+                                                        python.out_of_order) == (0, 0)
+    assert native.events == python.events
+    assert native.digest == python.digest
+    if spec.loss:
+        assert native.lost > 0
+
+
+def test_the_link_generator_is_handed_back_where_python_would_be() -> None:
+    spec = ChainSpec(frames=100, loss=0.1, seed=5)
+    nets = [LGNet(ScenarioConfig(lg_on=False, seed=5, wire_log=False, keep_frames=False,
+                                 loss=0.1, engine=engine)) for engine in ("python", "native")]
+    frame = FrameStream(HOSTS["h1"], HOSTS["h2"]).frame(1514)
+    nets[0].net.generator(nets[0].switches["s1"], HOST_PORT, 100e9, [frame] * spec.frames)
+    nets[0].run(spec.end_ns)
+    loop = NativeLoop(nets[1])
+    loop.source("s1", HOST_PORT, 100e9, frame, spec.frames)
+    loop.run(spec.end_ns)
+    assert loop.now_ns == nets[0].net.now_ns == spec.end_ns
+    a, b = (net.link.forward for net in nets)
+    assert (a.sent, a.lost) == (b.sent, b.lost)
+    assert a.rng.random() == b.rng.random()
+    assert loop.switch_stats("s2")["egress"] == b.sent - b.lost
+
+
+def test_linkguardian_stops_the_loop_at_its_first_clone() -> None:
+    net = LGNet(ScenarioConfig(seed=1, wire_log=False, keep_frames=False, engine="native"))
+    loop = NativeLoop(net)
+    loop.source("s1", HOST_PORT, 25e9, FrameStream(HOSTS["h1"], HOSTS["h2"]).frame(1514), 10)
+    with pytest.raises(NativeLoopError, match="cloned, recirculated"):
+        loop.run(1_000_000)
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    (ScenarioConfig(lg_on=False, keep_frames=False, wire_log=False, engine="python"),
+     "not on the native engine"),
+    (ScenarioConfig(lg_on=False, keep_frames=False, engine="native"), "wire logs"),
+    (ScenarioConfig(lg_on=False, keep_frames=True, wire_log=False, engine="native"),
+     "kept frames"),
+    (ScenarioConfig(lg_on=False, keep_frames=False, wire_log=False, engine="native",
+                    mirror_rate_bps=1e9), "clone lanes"),
+    (ScenarioConfig(lg_on=False, keep_frames=False, wire_log=False, engine="native",
+                    queue_buffer_bytes=10_000), "byte caps"),
+])
+def test_what_the_loop_does_not_model_is_refused(config: ScenarioConfig, message: str) -> None:
+    with pytest.raises(NativeLoopError, match=message):
+        NativeLoop(LGNet(config))
+
+
+def test_wrapped_deliveries_and_bad_sources_are_refused() -> None:
+    config = ScenarioConfig(lg_on=False, keep_frames=False, wire_log=False, engine="native")
+    net = LGNet(config)
+    backward = net.link.backward
+    deliver = backward.deliver
+    backward.deliver = lambda data: deliver(data)
+    with pytest.raises(NativeLoopError, match="wrapped in Python"):
+        NativeLoop(net)
+    loop = NativeLoop(LGNet(config))
+    with pytest.raises(NativeLoopError, match="a source needs"):
+        loop.source("s1", HOST_PORT, 1e9, b"short", 10)
+    with pytest.raises(ValueError, match="chain: frames"):
+        ChainSpec(frames=0)
