@@ -1,4 +1,4 @@
-"""The unprotected chain (generator -> s1 -> lossy link -> s2 -> h2, LinkGuardian off) on the
+"""The chain generator -> s1 -> lossy link -> s2 -> h2 (LinkGuardian on the link or off) on the
 Python simulator or on the native event loop: the same seed gives the same arrivals on both."""
 
 from __future__ import annotations
@@ -7,10 +7,12 @@ import hashlib
 import time
 from dataclasses import dataclass
 
+from lgkit.control.linkguardian import LGParams
 from lgkit.core.frames import ID_OFFSET, FrameStream
 from lgkit.sim.native_loop import NativeLoop
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LGNet, ScenarioConfig
 from lgkit.sim.stress import Sink
+from lgkit.sim.timing import TimingModel
 from lgkit.sw.switch.loss import FrameLoss, GilbertElliott, IidLoss
 
 DRAIN_NS = 1_000_000  # after the last frame: everything in flight arrives
@@ -29,6 +31,10 @@ class ChainSpec:
     seed: int = 1
     log: int = 0
     """Arrivals (time, id) to record, the first ones."""
+    protected: bool = False
+    """LinkGuardian on the link (its default parameters for the rate and loss)."""
+    calibrated: bool = False
+    """The stress test's switch and link timing (timing.py) instead of the scenario's."""
 
     def __post_init__(self) -> None:
         if self.frames < 1 or self.rate_gbps <= 0 or not 0.0 <= self.loss < 1.0:
@@ -71,8 +77,13 @@ class ChainRun:
 
 
 def _net(spec: ChainSpec, engine: str) -> LGNet:
-    net = LGNet(ScenarioConfig(lg_on=False, rate_bps=spec.rate_gbps * 1e9, seed=spec.seed,
-                               wire_log=False, keep_frames=False, engine=engine))
+    params = LGParams.for_link(round(spec.rate_gbps), actual_loss=spec.loss or 1e-3)
+    config = ScenarioConfig(params=params, lg_on=spec.protected,
+                            rate_bps=spec.rate_gbps * 1e9, seed=spec.seed, wire_log=False,
+                            keep_frames=False, engine=engine)
+    if spec.calibrated:
+        config = TimingModel.for_link(spec.rate_gbps).scenario(config)
+    net = LGNet(config)
     net.link.forward.loss = spec.loss_model()
     return net
 

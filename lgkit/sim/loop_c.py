@@ -38,37 +38,57 @@ typedef long (*ingress_fn)(void *, uint32_t, const uint8_t *, uint32_t, u64);
 typedef long (*egress_fn)(void *, const uint8_t *, const uint8_t *, uint32_t, u64, u64, u64,
                           u64, u64, u64, u64, uint8_t *);
 typedef void (*save_fn)(void *);
+typedef long (*ingress_job_fn)(void *, const uint8_t *, uint32_t, u64, u64, const u64 *,
+                               uint32_t);
+typedef void (*parse_fn)(void *, uint32_t, const uint8_t *, uint32_t);
 
-typedef struct { uint32_t len; uint8_t d[]; } frame_t;
-typedef struct job { struct job *next; frame_t *in; u64 enq_ns; uint32_t enq_depth, port;
-                     u64 state[]; } job_t;
-typedef struct { job_t *head, *tail; uint32_t n, depth; } queue_t;
+typedef struct { uint32_t refs, len; uint8_t d[]; } frame_t;
+typedef struct job { struct job *next; frame_t *in; u64 enq_ns, length; uint32_t enq_depth,
+                     port, prio, itype; u64 state[]; } job_t;
+typedef struct { job_t *head, *tail; uint32_t n, depth; u64 depth_bytes, bytes, cells,
+                 peak; } queue_t;
 typedef struct { queue_t q[MAXPRIO]; u64 rate, framing, min_frame, tat_ps, wake_at;
-                 int waking, busy, queued, used; } port_t;
+                 int waking, busy, queued; } port_t;
+typedef struct { frame_t *in; u64 itype; uint32_t npre; u64 pre[]; } rjob_t;
 
 enum { N_SWITCH = 0, N_HOST = 1 };
 typedef struct { int kind, node, port; } end_t;
 typedef struct { u64 rate, delay, framing, min_frame, tat_ps, sent, lost; int loss;
                  double p1, p2; int bad; mt_t rng; end_t to; } dir_t;
 
-typedef struct {
-    void *ctx; ingress_fn ingress; egress_fn egress; save_fn save; u64 *slots;
-    uint32_t words, rq, prio_slot, max_hdr, nprio;
-    u64 in_lat, eg_lat; int pending;
-    int tx[MAXPORT];           /* the link direction each port sends on (-1: none) */
-    port_t *ports[MAXPORT];
-    u64 stats[8];              /* ingress passes, egress passes, ingress drops, egress drops,
-                                  queue full, input queue full, frames sent, no such port */
-    uint8_t *out; uint32_t out_size;
-} switch_t;
+/* the standard_metadata slots the loop reads or writes (NO_SLOT: the program has none) */
+enum { SM_PRIORITY, SM_RID, SM_ITYPE, SM_IN_PORT, SM_SPEC, SM_MCAST, NSM };
+/* the end-of-pass requests after the slots and the cursor registers (engine.py's) */
+enum { RQ_CLONE, RQ_SESSION, RQ_CLONE_FL, RQ_RECIRC, RQ_RECIRC_FL, RQ_TRUNC, RQ_TRUNC_LEN,
+       RQ_RESUB };
+#define NO_SLOT 0xFFFFFFFFU
+#define NO_FL 0xFFFFFFFFFFFFFFFFULL
+enum { ST_INGRESS, ST_RECIRC, ST_EGRESS, ST_IN_DROP, ST_EG_DROP, ST_QUEUE_FULL, ST_INPUT_FULL,
+       ST_SENT, ST_NO_PORT, ST_RECIRC_FULL, ST_RECIRCULATIONS, ST_LANE_RECIRC, ST_BAD_PRIO,
+       NSTATS };
 
+typedef struct {
+    void *ctx; ingress_fn ingress; egress_fn egress; save_fn save; ingress_job_fn ingress_job;
+    parse_fn parse; u64 *slots, *cslots;
+    uint32_t words, rq, max_hdr, nprio, sm[NSM]; u64 drop_port;
+    u64 in_lat, eg_lat, rc_lat, cl_lat, cell; int pending, rpending;
+    int tx[MAXPORT];           /* the link direction each port sends on (-1: none) */
+    port_t *ports[MAXPORT], *lanes[MAXPORT];
+    u64 stats[NSTATS];
+    u64 *sessions; uint32_t nsessions;   /* (session, port, rid) triples */
+    u64 *fls; uint32_t nfls;             /* per field list: id, count, slots... */
+    u64 *mcast; uint32_t nmcast;         /* (group, rid, port) triples */
+    uint32_t *hdr; uint32_t nhdr;        /* the header slots and the cursor registers */
+    uint8_t *out; uint32_t out_size;
+    u64 *tmp;                            /* a copy of the slots while jobs are made */
+} switch_t;
 typedef struct { u64 received, duplicates, out_of_order, last, in_window, w0, w1;
                  uint32_t id_offset; uint8_t *seen; u64 nseen; u64 *log; u64 nlog, maxlog; } host_t;
 
 typedef struct { int sw, port; u64 rate, framing, next_ps, emitted, left, next_id;
                  uint32_t len, id_offset; uint8_t *tmpl; } source_t;
 
-enum { E_EMIT, E_AFTER_INGRESS, E_WAKE, E_TRANSMIT, E_DELIVER };
+enum { E_EMIT, E_AFTER_INGRESS, E_WAKE, E_TRANSMIT, E_DELIVER, E_CLONE, E_RECIRC };
 typedef struct { u64 t, seq; int kind, a, b; void *p; } ev_t;
 
 typedef struct {
@@ -78,6 +98,8 @@ typedef struct {
 } net_t;
 
 enum { OK = 0, E_REQUESTS = 1, E_MEMORY = 2, E_EMPTY = 3 };
+static void unref(frame_t *f) { if (f && !--f->refs) free(f); }
+static void job_free(job_t *j) { unref(j->in); free(j); }
 
 static void push(net_t *n, u64 t, int kind, int a, int b, void *p) {
     if (n->nheap == n->cap) {
@@ -112,7 +134,7 @@ static ev_t pop(net_t *n) {
 
 static frame_t *frame_new(const uint8_t *d, uint32_t len) {
     frame_t *f = malloc(sizeof *f + len);
-    if (f) { f->len = len; memcpy(f->d, d, len); }
+    if (f) { f->refs = 1; f->len = len; memcpy(f->d, d, len); }
     return f;
 }
 static u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
@@ -139,7 +161,7 @@ static void link_send(net_t *n, int di, frame_t *f) {
     d->tat_ps = start + (len + d->framing) * 8 * PS / d->rate;
     d->sent++;
     u64 arrival = ceil_div(d->tat_ps, 1000) + d->delay;
-    if (lost(d)) { d->lost++; free(f); return; }
+    if (lost(d)) { d->lost++; unref(f); return; }
     push(n, arrival, E_DELIVER, di, 0, f);
 }
 
@@ -161,29 +183,157 @@ static void host_receive(net_t *n, host_t *h, frame_t *f) {
             }
         }
     }
-    free(f);
+    unref(f);
 }
 
-/* ---- switches: ingress, the traffic manager, egress ------------------------------------- */
+/* ---- switches: ingress, the jobs of a pass, the traffic manager, egress ----------------- */
+static port_t *new_port(uint32_t depth) {
+    port_t *q = calloc(1, sizeof *q);
+    if (q) for (int i = 0; i < MAXPRIO; i++) q->q[i].depth = depth;
+    return q;
+}
 static port_t *tm_port(switch_t *s, uint32_t p) {
-    if (!s->ports[p]) {
-        port_t *q = calloc(1, sizeof *q);
-        if (!q) return 0;
-        for (int i = 0; i < MAXPRIO; i++) q->q[i].depth = 64;
-        s->ports[p] = q;
-    }
+    if (!s->ports[p]) s->ports[p] = new_port(64);
     return s->ports[p];
 }
-static void serve(net_t *n, int si, uint32_t port);
-static void wake(net_t *n, int si, uint32_t port, port_t *st, u64 t) {
-    if (st->waking && st->wake_at <= t) return;
-    st->waking = 1; st->wake_at = t;
-    push(n, t, E_WAKE, si, (int)port, (void *)(uintptr_t)t);
+static u64 sm_get(switch_t *s, const u64 *S, int which) {
+    return s->sm[which] == NO_SLOT ? 0 : S[s->sm[which]];
+}
+static void sm_set(switch_t *s, u64 *S, int which, u64 v) {
+    if (s->sm[which] != NO_SLOT) S[s->sm[which]] = v;
+}
+static const u64 *field_list(switch_t *s, u64 id, uint32_t *count) {
+    u64 *p = s->fls;
+    for (uint32_t i = 0; i < s->nfls; i++) {
+        if (p[0] == id) { *count = (uint32_t)p[1]; return p + 2; }
+        p += 2 + p[1];
+    }
+    *count = 0;
+    return 0;
 }
 
+/* An egress job of the slots S (a copy), to `port` (engine.py's _job). */
+static job_t *make_job(net_t *n, switch_t *s, const u64 *S, uint32_t port, uint32_t itype,
+                       frame_t *in) {
+    job_t *j = malloc(sizeof *j + s->words * 8);
+    if (!j) { n->status = E_MEMORY; return 0; }
+    memcpy(j->state, S, s->words * 8);
+    j->next = 0; j->in = in; in->refs++; j->port = port; j->itype = itype;
+    j->prio = (uint32_t)sm_get(s, S, SM_PRIORITY); j->length = S[s->rq - 2];
+    return j;
+}
+
+/* The replicas of a clone (engine.py's _fresh, header slots, _replicas) appended to *tail:
+   fresh slots with the field list's from S, the header slots from H. */
+static job_t **clones(net_t *n, switch_t *s, const u64 *S, const u64 *H, uint32_t itype,
+                      frame_t *in, job_t **tail) {
+    u64 session = S[s->rq + RQ_SESSION], fl = S[s->rq + RQ_CLONE_FL];
+    int any = 0;
+    for (uint32_t i = 0; i < s->nsessions; i++) any |= s->sessions[3 * i] == session;
+    if (!any) return tail;
+    u64 *copy = calloc(s->words, 8);
+    if (!copy) { n->status = E_MEMORY; return tail; }
+    uint32_t count = 0;
+    const u64 *slots = fl == NO_FL ? 0 : field_list(s, fl, &count);
+    for (uint32_t i = 0; i < count; i++) copy[slots[i]] = S[slots[i]];
+    for (uint32_t i = 0; i < s->nhdr; i++) copy[s->hdr[i]] = H[s->hdr[i]];
+    sm_set(s, copy, SM_ITYPE, itype);
+    for (uint32_t i = 0; i < s->nsessions; i++) {
+        if (s->sessions[3 * i] != session) continue;
+        sm_set(s, copy, SM_RID, s->sessions[3 * i + 2] & 0xFFFF);
+        job_t *j = make_job(n, s, copy, (uint32_t)s->sessions[3 * i + 1], itype, in);
+        if (!j) break;
+        *tail = j; tail = &j->next;
+    }
+    free(copy);
+    return tail;
+}
+
+/* The jobs of an ingress pass that returned `spec` (engine.py's _ingress_end), as a list;
+   *drops is set when the pass dropped the packet. */
+static job_t *ingress_jobs(net_t *n, switch_t *s, long spec, frame_t *in, int *drops) {
+    job_t *head = 0, **tail = &head;
+    *drops = 0;
+    if (spec == -1) { *drops = 1; return 0; }
+    s->save(s->ctx);
+    if (spec >= 0) return make_job(n, s, s->slots, (uint32_t)spec, 0, in);
+    u64 *S = s->tmp;
+    memcpy(S, s->slots, s->words * 8);
+    if (S[s->rq + RQ_RESUB]) { n->status = E_REQUESTS; return 0; }
+    if (S[s->rq + RQ_CLONE]) {
+        s->parse(s->ctx, (uint32_t)sm_get(s, S, SM_IN_PORT), in->d, in->len);
+        tail = clones(n, s, S, s->slots, 1, in, tail);
+    }
+    if (S[s->rq + RQ_RESUB]) { n->status = E_REQUESTS; return head; }
+    u64 group = sm_get(s, S, SM_MCAST);
+    if (group) {   /* the group's replicas, (rid, port) in order */
+        for (uint32_t i = 0; i < s->nmcast; i++) {
+            u64 *m = s->mcast + 3 * i;
+            if (m[0] != group) continue;
+            sm_set(s, S, SM_RID, m[1] & 0xFFFF);
+            sm_set(s, S, SM_ITYPE, 5);
+            S[s->rq + RQ_RECIRC] = 0;
+            job_t *j = make_job(n, s, S, (uint32_t)m[2], 5, in);
+            if (!j) break;
+            *tail = j; tail = &j->next;
+        }
+        return head;
+    }
+    u64 out = sm_get(s, S, SM_SPEC);
+    if (out == s->drop_port) { *drops = 1; return head; }
+    sm_set(s, S, SM_ITYPE, 0);
+    *tail = make_job(n, s, S, (uint32_t)out, 0, in);
+    return head;
+}
+
+static void serve(net_t *n, int si, port_t *st);
+static void enqueue(net_t *n, int si, job_t *j);
+static void wake(net_t *n, int si, port_t *st, u64 t) {
+    if (st->waking && st->wake_at <= t) return;
+    st->waking = 1; st->wake_at = t;
+    push(n, t, E_WAKE, si, 0, st);
+}
+static u64 wire_ps(port_t *st, u64 nbytes) {
+    u64 len = nbytes > st->min_frame ? nbytes : st->min_frame;
+    return (len + st->framing) * 8 * PS / st->rate;
+}
+
+/* A recirculation of `f` with the field list's values in the slots now. */
+static rjob_t *recirc_job(net_t *n, switch_t *s, frame_t *f) {
+    u64 *S = s->slots;
+    uint32_t count = 0;
+    const u64 *slots = field_list(s, S[s->rq + RQ_RECIRC_FL], &count);
+    rjob_t *r = malloc(sizeof *r + 16 * count);
+    if (!r) { n->status = E_MEMORY; return 0; }
+    r->in = f; r->itype = 4; r->npre = count;
+    for (uint32_t i = 0; i < count; i++) {
+        r->pre[2 * i] = slots[i]; r->pre[2 * i + 1] = S[slots[i]];
+    }
+    return r;
+}
+/* Back to ingress after the recirculation latency and the serialization at the port's (or its
+   clone lane's) rate (Switch._recirculate). */
+static void recirculate(net_t *n, int si, job_t *j, rjob_t *r) {
+    switch_t *s = n->sw[si];
+    int from_lane = s->lanes[j->port] && (j->itype == 1 || j->itype == 2);
+    if (s->rpending >= INPUT_CAP) { s->stats[ST_RECIRC_FULL]++; unref(r->in); free(r); return; }
+    s->rpending++; s->stats[ST_RECIRCULATIONS]++;
+    if (from_lane) s->stats[ST_LANE_RECIRC]++;
+    port_t *st = from_lane ? s->lanes[j->port] : s->ports[j->port];
+    u64 wire = st && st->rate ? ceil_div(wire_ps(st, r->in->len), 1000) : 0;
+    push(n, n->now + s->rc_lat + wire, E_RECIRC, si, 0, r);
+}
+
+static void to_queue(net_t *n, int si, job_t *j) {
+    switch_t *s = n->sw[si];
+    if (s->cl_lat && (j->itype == 1 || j->itype == 2)) push(n, n->now + s->cl_lat, E_CLONE, si, 0, j);
+    else enqueue(n, si, j);
+}
+
+/* The egress pass of a dequeued job: the bytes put on the wire or looped back (0: none). */
 static uint32_t egress_pass(net_t *n, int si, job_t *j, u64 enq_depth, u64 deq_depth) {
     switch_t *s = n->sw[si];
-    s->stats[1]++;
+    s->stats[ST_EGRESS]++;
     uint32_t need = j->in->len + s->max_hdr;
     if (need > s->out_size) {
         uint8_t *o = realloc(s->out, need);
@@ -191,27 +341,36 @@ static uint32_t egress_pass(net_t *n, int si, job_t *j, u64 enq_depth, u64 deq_d
         s->out = o; s->out_size = need;
     }
     u64 now = n->now;
-    long len = s->egress(s->ctx, (const uint8_t *)j->state, j->in->d, j->in->len, j->port, 0,
-                         now / 1000, enq_depth, deq_depth, j->enq_ns / 1000,
+    long len = s->egress(s->ctx, (const uint8_t *)j->state, j->in->d, j->in->len, j->port,
+                         j->itype, now / 1000, enq_depth, deq_depth, j->enq_ns / 1000,
                          (now - j->enq_ns) / 1000, s->out);
+    job_t *made = 0;
+    if (s->slots[s->rq + RQ_CLONE]) clones(n, s, s->cslots, s->cslots, 2, j->in, &made);
     u64 *rq = s->slots + s->rq;
-    if (rq[0] || rq[3]) { n->status = E_REQUESTS; return 0; }   /* a clone or recirculation */
-    if (len < 0) { s->stats[3]++; return 0; }
-    if (rq[5] && rq[6] < (u64)len) len = (long)rq[6];
-    frame_t *f = frame_new(s->out, (uint32_t)len);
-    if (!f) { n->status = E_MEMORY; return 0; }
-    push(n, now + s->eg_lat, E_TRANSMIT, si, (int)j->port, f);
+    int recirc = len >= 0 && rq[RQ_RECIRC];
+    if (len >= 0 && !recirc && rq[RQ_TRUNC] && rq[RQ_TRUNC_LEN] < (u64)len) len = (long)rq[RQ_TRUNC_LEN];
+    frame_t *f = len >= 0 ? frame_new(s->out, (uint32_t)len) : 0;
+    if (len >= 0 && !f) n->status = E_MEMORY;
+    /* the field list's values before a clone's pass overwrites the slots */
+    rjob_t *r = recirc && f ? recirc_job(n, s, f) : 0;
+    for (job_t *c = made, *nx; c; c = nx) {   /* the clones first, as Switch._egress_pass */
+        nx = c->next; c->next = 0;
+        if (n->status) job_free(c); else to_queue(n, si, c);
+    }
+    if (len < 0) { s->stats[ST_EG_DROP]++; return 0; }
+    if (!f) return 0;
+    if (recirc) { if (r) recirculate(n, si, j, r); else unref(f); }
+    else push(n, now + s->eg_lat, E_TRANSMIT, si, (int)j->port, f);
     return (uint32_t)len;
 }
 
-static void serve(net_t *n, int si, uint32_t port) {
+static void serve(net_t *n, int si, port_t *st) {
     switch_t *s = n->sw[si];
-    port_t *st = s->ports[port];
     st->busy = 1;
     for (int k = 0; k < SERVE_BATCH; k++) {
         u64 now = n->now;
         if (st->rate && st->tat_ps > now * 1000) {
-            wake(n, si, port, st, ceil_div(st->tat_ps, 1000)); st->busy = 0; return;
+            wake(n, si, st, ceil_div(st->tat_ps, 1000)); st->busy = 0; return;
         }
         queue_t *q = 0;
         for (int i = (int)s->nprio - 1; i >= 0; i--)
@@ -220,76 +379,87 @@ static void serve(net_t *n, int si, uint32_t port) {
         job_t *j = q->head;
         q->head = j->next; if (!q->head) q->tail = 0;
         q->n--; st->queued--;
+        if (q->depth_bytes) q->bytes -= j->length;
+        if (s->cell) q->cells -= ceil_div(j->length, s->cell);
         uint32_t sent = egress_pass(n, si, j, j->enq_depth, q->n);
-        if (st->rate && sent) {
-            u64 len = sent > st->min_frame ? sent : st->min_frame;
-            st->tat_ps = wire_start_ps(now, st->tat_ps, j->enq_ns)
-                         + (len + st->framing) * 8 * PS / st->rate;
-        }
-        free(j->in); free(j);
+        if (st->rate && sent) st->tat_ps = wire_start_ps(now, st->tat_ps, j->enq_ns) + wire_ps(st, sent);
+        job_free(j);
         if (n->status) { st->busy = 0; return; }
     }
     st->busy = 0;
-    wake(n, si, port, st, n->now);
+    wake(n, si, st, n->now);
 }
 
-static void enqueue(net_t *n, int si, job_t *j, uint32_t prio) {
+static void enqueue(net_t *n, int si, job_t *j) {
     switch_t *s = n->sw[si];
+    if (j->prio >= s->nprio) { s->stats[ST_BAD_PRIO]++; job_free(j); return; }
     port_t *st = tm_port(s, j->port);
-    if (!st) { n->status = E_MEMORY; return; }
-    if (prio >= s->nprio) { free(j->in); free(j); return; }
-    queue_t *q = &st->q[prio];
-    uint32_t port = j->port;
+    if (!st) { n->status = E_MEMORY; job_free(j); return; }
+    if ((j->itype == 1 || j->itype == 2) && s->lanes[j->port]) st = s->lanes[j->port];
+    queue_t *q = &st->q[j->prio];
     if (!(st->queued || st->busy || st->rate)) {   /* an idle, unshaped port: at once */
-        if (!q->depth) { s->stats[4]++; free(j->in); free(j); return; }
+        if (!q->depth) { s->stats[ST_QUEUE_FULL]++; job_free(j); return; }
         j->enq_ns = n->now;
         st->busy = 1;
         egress_pass(n, si, j, 0, 0);
         st->busy = 0;
-        free(j->in); free(j);
-        if (st->queued) serve(n, si, port);
+        job_free(j);
+        if (st->queued && !n->status) serve(n, si, st);
         return;
     }
-    if (q->n >= q->depth) { s->stats[4]++; free(j->in); free(j); return; }
+    if (q->n >= q->depth || (q->depth_bytes && q->bytes + j->length > q->depth_bytes)) {
+        s->stats[ST_QUEUE_FULL]++; job_free(j); return;
+    }
+    if (q->depth_bytes) q->bytes += j->length;
+    if (s->cell) { q->cells += ceil_div(j->length, s->cell); if (q->cells > q->peak) q->peak = q->cells; }
     j->enq_ns = n->now; j->enq_depth = q->n; j->next = 0;
     if (q->tail) q->tail->next = j; else q->head = j;
     q->tail = j; q->n++; st->queued++;
-    if (!st->busy) serve(n, si, port);
+    if (!st->busy) serve(n, si, st);
+}
+
+/* An ingress pass (new: a frame from a port; else a recirculated job), its jobs after the
+   ingress latency. */
+static void ingress(net_t *n, int si, long spec, frame_t *f, int fresh) {
+    switch_t *s = n->sw[si];
+    int drops;
+    job_t *jobs = ingress_jobs(n, s, spec, f, &drops);
+    if (drops) s->stats[ST_IN_DROP]++;
+    unref(f);
+    push(n, n->now + s->in_lat, E_AFTER_INGRESS, si, fresh, jobs);
 }
 
 static void switch_receive(net_t *n, int si, uint32_t port, frame_t *f) {
     switch_t *s = n->sw[si];
-    if (s->pending >= INPUT_CAP) { s->stats[5]++; free(f); return; }
+    if (s->pending >= INPUT_CAP) { s->stats[ST_INPUT_FULL]++; unref(f); return; }
     s->pending++;
-    s->stats[0]++;
-    long spec = s->ingress(s->ctx, port, f->d, f->len, n->now / 1000);
-    if (spec == -3) { n->status = E_REQUESTS; free(f); return; }
-    job_t *j = 0;
-    if (spec >= 0) {
-        s->save(s->ctx);
-        j = malloc(sizeof *j + s->words * 8);
-        if (!j) { n->status = E_MEMORY; free(f); return; }
-        memcpy(j->state, s->slots, s->words * 8);
-        j->in = f; j->port = (uint32_t)spec; j->enq_depth = 0;
-    } else {
-        s->stats[2]++;
-        free(f);
-    }
-    push(n, n->now + s->in_lat, E_AFTER_INGRESS, si, 0, j);
+    s->stats[ST_INGRESS]++;
+    ingress(n, si, s->ingress(s->ctx, port, f->d, f->len, n->now / 1000), f, 1);
 }
 
-static void after_ingress(net_t *n, int si, job_t *j) {
+static void recirc_ingress(net_t *n, int si, rjob_t *r) {
     switch_t *s = n->sw[si];
-    s->pending--;
-    if (!j) return;
-    uint32_t prio = s->prio_slot < s->words ? (uint32_t)j->state[s->prio_slot] : 0;
-    enqueue(n, si, j, prio);
+    s->rpending--;
+    s->stats[ST_RECIRC]++;
+    long spec = s->ingress_job(s->ctx, r->in->d, r->in->len, n->now / 1000, r->itype, r->pre,
+                               r->npre);
+    frame_t *f = r->in;
+    free(r);
+    ingress(n, si, spec, f, 0);
+}
+
+static void after_ingress(net_t *n, int si, job_t *jobs, int fresh) {
+    if (fresh) n->sw[si]->pending--;
+    for (job_t *j = jobs, *nx; j; j = nx) {
+        nx = j->next; j->next = 0;
+        if (n->status) job_free(j); else to_queue(n, si, j);
+    }
 }
 
 static void transmit(net_t *n, int si, uint32_t port, frame_t *f) {
     switch_t *s = n->sw[si];
-    if (s->tx[port] < 0) { s->stats[7]++; free(f); return; }
-    s->stats[6]++;
+    if (s->tx[port] < 0) { s->stats[ST_NO_PORT]++; unref(f); return; }
+    s->stats[ST_SENT]++;
     link_send(n, s->tx[port], f);
 }
 
@@ -321,19 +491,72 @@ static void source_emit(net_t *n) {
 /* ---- the API ------------------------------------------------------------------------------- */
 net_t *ns_new(void) { return calloc(1, sizeof(net_t)); }
 
-int ns_switch(net_t *n, void *ctx, void *ingress, void *egress, void *save, u64 *slots,
-              uint32_t words, uint32_t rq, uint32_t prio_slot, uint32_t max_hdr, uint32_t nprio,
-              u64 in_lat, u64 eg_lat) {
+/* A switch on a native engine's context: its passes (fns: ingress, egress of a saved state,
+   state save, ingress of a job, parse), slots and clone slots, the state's words, where the
+   requests start, the standard_metadata slots (SM_*), the drop port, the priority queues, the
+   latencies (ingress, egress, recirculation, clone), the clone sessions as (session, port,
+   rid) triples, the field lists (id, count, slots...) and the header slots with the cursor
+   registers. */
+int ns_switch(net_t *n, void *ctx, void **fns, u64 *slots, u64 *cslots, uint32_t words,
+              uint32_t rq, const uint32_t *sm, u64 drop_port, uint32_t max_hdr, uint32_t nprio,
+              const u64 *lat, const u64 *sessions, uint32_t nsessions, const u64 *fls,
+              uint32_t nfls, uint32_t flwords, const uint32_t *hdr, uint32_t nhdr) {
     if (n->nsw == 8 || nprio < 1 || nprio > MAXPRIO) return -1;
     switch_t *s = calloc(1, sizeof *s);
     if (!s) return -1;
-    s->ctx = ctx; s->ingress = (ingress_fn)ingress; s->egress = (egress_fn)egress;
-    s->save = (save_fn)save; s->slots = slots; s->words = words; s->rq = rq;
-    s->prio_slot = prio_slot; s->max_hdr = max_hdr; s->nprio = nprio;
-    s->in_lat = in_lat; s->eg_lat = eg_lat;
-    for (int i = 0; i < MAXPORT; i++) s->tx[i] = -1;
     n->sw[n->nsw] = s;
-    return n->nsw++;
+    s->ctx = ctx; s->ingress = (ingress_fn)fns[0]; s->egress = (egress_fn)fns[1];
+    s->save = (save_fn)fns[2]; s->ingress_job = (ingress_job_fn)fns[3];
+    s->parse = (parse_fn)fns[4];
+    s->slots = slots; s->cslots = cslots; s->words = words; s->rq = rq;
+    memcpy(s->sm, sm, sizeof s->sm); s->drop_port = drop_port;
+    s->max_hdr = max_hdr; s->nprio = nprio;
+    s->in_lat = lat[0]; s->eg_lat = lat[1]; s->rc_lat = lat[2]; s->cl_lat = lat[3];
+    for (int i = 0; i < MAXPORT; i++) s->tx[i] = -1;
+    s->sessions = malloc(24 * (nsessions + 1)); s->fls = malloc(8 * (flwords + 1));
+    s->hdr = malloc(4 * (nhdr + 1)); s->tmp = malloc(8 * words);
+    n->nsw++;
+    if (!s->sessions || !s->fls || !s->hdr || !s->tmp) return -1;
+    memcpy(s->sessions, sessions, 24 * nsessions); s->nsessions = nsessions;
+    memcpy(s->fls, fls, 8 * flwords); s->nfls = nfls;
+    memcpy(s->hdr, hdr, 4 * nhdr); s->nhdr = nhdr;
+    return n->nsw - 1;
+}
+
+/* One queue of a port (lane: of its clone lane): depth in packets and bytes (0: none). */
+int ns_queue(net_t *n, int sw, int port, int lane, uint32_t prio, uint32_t depth, u64 bytes) {
+    if (sw >= n->nsw || port < 0 || port >= MAXPORT || prio >= MAXPRIO) return -1;
+    switch_t *s = n->sw[sw];
+    port_t **at = lane ? &s->lanes[port] : &s->ports[port];
+    if (!*at) *at = new_port(64);
+    if (!*at) return -1;
+    (*at)->q[prio].depth = depth; (*at)->q[prio].depth_bytes = bytes;
+    return 0;
+}
+/* A port's (or clone lane's) bit rate (0: unlimited), framing and minimum frame. */
+int ns_port_rate(net_t *n, int sw, int port, int lane, u64 rate, u64 framing, u64 min_frame) {
+    if (sw >= n->nsw || port < 0 || port >= MAXPORT) return -1;
+    switch_t *s = n->sw[sw];
+    port_t **at = lane ? &s->lanes[port] : &s->ports[port];
+    if (!*at) *at = new_port(64);
+    if (!*at) return -1;
+    (*at)->rate = rate; (*at)->framing = framing; (*at)->min_frame = min_frame;
+    return 0;
+}
+void ns_cells(net_t *n, int sw, u64 cell) { n->sw[sw]->cell = cell; }
+/* The multicast groups as (group, rid, port) triples. */
+int ns_mcast(net_t *n, int sw, const u64 *triples, uint32_t count) {
+    switch_t *s = n->sw[sw];
+    free(s->mcast);
+    s->mcast = malloc(24 * (count + 1));
+    if (!s->mcast) return -1;
+    memcpy(s->mcast, triples, 24 * count); s->nmcast = count;
+    return 0;
+}
+/* (cells now, watermark) of a port's queue. */
+void ns_queue_cells(net_t *n, int sw, int port, uint32_t prio, u64 *out) {
+    port_t *st = n->sw[sw]->ports[port];
+    out[0] = st ? st->q[prio].cells : 0; out[1] = st ? st->q[prio].peak : 0;
 }
 
 int ns_host(net_t *n, uint32_t id_offset, u64 nseen, u64 maxlog, u64 w0, u64 w1) {
@@ -363,19 +586,8 @@ int ns_link(net_t *n, int sw, int port, int kind, int node, int to_port, u64 rat
     memcpy(d->rng.mt, mt, sizeof d->rng.mt); d->rng.i = index;
     d->to.kind = kind; d->to.node = node; d->to.port = to_port;
     n->dir[n->ndir] = d;
-    switch_t *s = n->sw[sw];
-    s->tx[port] = n->ndir;
-    port_t *st = tm_port(s, (uint32_t)port);
-    if (!st) return -1;
-    st->rate = rate; st->framing = framing; st->min_frame = min_frame;
+    n->sw[sw]->tx[port] = n->ndir;
     return n->ndir++;
-}
-
-int ns_queue_depth(net_t *n, int sw, int port, uint32_t depth) {
-    port_t *st = tm_port(n->sw[sw], (uint32_t)port);
-    if (!st) return -1;
-    for (int i = 0; i < MAXPRIO; i++) st->q[i].depth = depth;
-    return 0;
 }
 
 void ns_source(net_t *n, int sw, int port, u64 rate, u64 framing, const uint8_t *tmpl,
@@ -395,14 +607,14 @@ int ns_run(net_t *n, u64 until_ns) {
         n->events++;
         switch (e.kind) {
         case E_EMIT: source_emit(n); break;
-        case E_AFTER_INGRESS: after_ingress(n, e.a, e.p); break;
+        case E_AFTER_INGRESS: after_ingress(n, e.a, e.p, e.b); break;
         case E_WAKE: {
-            port_t *st = n->sw[e.a]->ports[e.b];
-            if (st->waking && st->wake_at == (u64)(uintptr_t)e.p) {
-                st->waking = 0; serve(n, e.a, (uint32_t)e.b);
-            }
+            port_t *st = e.p;
+            if (st->waking && st->wake_at == e.t) { st->waking = 0; serve(n, e.a, st); }
             break;
         }
+        case E_CLONE: if (n->status) job_free(e.p); else enqueue(n, e.a, e.p); break;
+        case E_RECIRC: recirc_ingress(n, e.a, e.p); break;
         case E_TRANSMIT: transmit(n, e.a, (uint32_t)e.b, e.p); break;
         case E_DELIVER: deliver(n, e.a, e.p); break;
         }
@@ -432,23 +644,25 @@ void ns_host_stats(net_t *n, int h, u64 *out) {
 u64 *ns_host_log(net_t *n, int h) { return n->host[h]->log; }
 uint8_t *ns_host_seen(net_t *n, int h) { return n->host[h]->seen; }
 
+static void free_port(port_t *st) {
+    if (!st) return;
+    for (int q = 0; q < MAXPRIO; q++)
+        for (job_t *j = st->q[q].head, *nx; j; j = nx) { nx = j->next; job_free(j); }
+    free(st);
+}
 void ns_free(net_t *n) {
     for (u64 i = 0; i < n->nheap; i++) {
         ev_t *e = &n->heap[i];
-        if (e->kind == E_AFTER_INGRESS && e->p) { job_t *j = e->p; free(j->in); free(j); }
-        else if (e->kind == E_TRANSMIT || e->kind == E_DELIVER) free(e->p);
+        if (e->kind == E_AFTER_INGRESS || e->kind == E_CLONE)
+            for (job_t *j = e->p, *nx; j; j = nx) { nx = j->next; job_free(j); }
+        else if (e->kind == E_TRANSMIT || e->kind == E_DELIVER) unref(e->p);
+        else if (e->kind == E_RECIRC) { rjob_t *r = e->p; unref(r->in); free(r); }
     }
     free(n->heap);
     for (int i = 0; i < n->nsw; i++) {
         switch_t *s = n->sw[i];
-        for (int p = 0; p < MAXPORT; p++) {
-            port_t *st = s->ports[p];
-            if (!st) continue;
-            for (int q = 0; q < MAXPRIO; q++)
-                for (job_t *j = st->q[q].head, *nx; j; j = nx) { nx = j->next; free(j->in); free(j); }
-            free(st);
-        }
-        free(s->out); free(s);
+        for (int p = 0; p < MAXPORT; p++) { free_port(s->ports[p]); free_port(s->lanes[p]); }
+        free(s->sessions); free(s->fls); free(s->mcast); free(s->hdr); free(s->tmp); free(s->out); free(s);
     }
     for (int i = 0; i < n->nhost; i++) { free(n->host[i]->seen); free(n->host[i]->log);
                                          free(n->host[i]); }

@@ -31,14 +31,20 @@ if TYPE_CHECKING:
 U64, U32, INT, PTR, DBL = (ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int, ctypes.c_void_p,
                            ctypes.c_double)
 U64P = ctypes.POINTER(U64)
+U32P = ctypes.POINTER(U32)
 SIGNATURES = {
     "ns_new": ([], PTR),
     "ns_free": ([PTR], None),
-    "ns_switch": ([PTR, PTR, PTR, PTR, PTR, PTR, U32, U32, U32, U32, U32, U64, U64], INT),
+    "ns_switch": ([PTR, PTR, ctypes.POINTER(PTR), PTR, PTR, U32, U32, U32P, U64, U32, U32,
+                   U64P, U64P, U32, U64P, U32, U32, U32P, U32], INT),
+    "ns_queue": ([PTR, INT, INT, INT, U32, U32, U64], INT),
+    "ns_port_rate": ([PTR, INT, INT, INT, U64, U64, U64], INT),
+    "ns_cells": ([PTR, INT, U64], None),
+    "ns_mcast": ([PTR, INT, U64P, U32], INT),
+    "ns_queue_cells": ([PTR, INT, INT, U32, U64P], None),
     "ns_host": ([PTR, U32, U64, U64, U64, U64], INT),
-    "ns_link": ([PTR, INT, INT, INT, INT, INT, U64, U64, U64, U64, INT, DBL, DBL,
-                 ctypes.POINTER(U32), INT], INT),
-    "ns_queue_depth": ([PTR, INT, INT, U32], INT),
+    "ns_link": ([PTR, INT, INT, INT, INT, INT, U64, U64, U64, U64, INT, DBL, DBL, U32P, INT],
+                INT),
     "ns_source": ([PTR, INT, INT, U64, U64, ctypes.c_char_p, U32, U32, U64, U64, U64], None),
     "ns_run": ([PTR, U64], INT),
     "ns_now": ([PTR], U64),
@@ -46,16 +52,19 @@ SIGNATURES = {
     "ns_emitted": ([PTR], U64),
     "ns_switch_stats": ([PTR, INT], U64P),
     "ns_dir_stats": ([PTR, INT, U64P], None),
-    "ns_dir_rng": ([PTR, INT, ctypes.POINTER(U32)], INT),
+    "ns_dir_rng": ([PTR, INT, U32P], INT),
     "ns_host_stats": ([PTR, INT, U64P], None),
     "ns_host_log": ([PTR, INT], U64P),
     "ns_host_seen": ([PTR, INT], ctypes.POINTER(ctypes.c_uint8)),
 }
-STOPS = {1: "a pass cloned, recirculated, resubmitted or multicast (the native device layer's "
-            "jobs, not the loop's)", 2: "out of memory", 3: "no events"}
-SWITCH_STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "queue_full",
-                "input_queue_full", "transmitted", "no_such_port")
+STOPS = {1: "a pass resubmitted (not modelled natively)", 2: "out of memory"}
+SWITCH_STATS = ("ingress", "recirc", "egress", "ingress_drop", "egress_drop", "queue_full",
+                "input_queue_full", "transmitted", "no_such_port", "recirc_queue_full",
+                "recirculations", "lane_recirculations", "bad_priority")
+SM = ("priority", "egress_rid", "instance_type", "ingress_port", "egress_spec", "mcast_grp")
+PASSES = ("lg_ingress", "lg_egress_saved", "lg_state_save", "lg_ingress_job", "lg_parse")
 NO_SLOT = 0xFFFFFFFF
+DEFAULT_DEPTH = 64  # of a queue the Python TM has not made yet (loop_c's new_port)
 _PLAIN_DELIVERY = ("Host.receive", "VirtualNetwork._receiver.<locals>.<lambda>")
 """What VirtualNetwork.link makes a direction deliver to (anything else wraps it)."""
 
@@ -129,39 +138,62 @@ class NativeLoop:
         return index
 
     def _add_switch(self, sw: Switch, engine: NativeEngine) -> int:
-        tm = sw.tm
-        if tm.clone_lanes or tm.cell_bytes or sw.clone_latency_ns:
-            raise NativeLoopError("clone lanes, cell counts and clone latencies are not modelled")
-        lib, elib, ctx = self.lib, engine.lib, engine.ctx
+        if any(d != DEFAULT_DEPTH for d in sw.tm._default_depth) or any(sw.tm._default_pps):
+            raise NativeLoopError("default queue depths or rates other than the TM's first ones "
+                                  "are not modelled")
+        elib, ctx, program, pl = engine.lib, engine.ctx, engine.program, engine.pl
         engine.refresh()
-        nslots = len(engine.program.widths)
-        fn = [ctypes.cast(getattr(elib, name), PTR) for name in
-              ("lg_ingress", "lg_egress_saved", "lg_state_save")]
-        index = lib.ns_switch(self.ptr, ctx, *fn, elib.lg_slots(ctx), nslots + TAIL,
-                              nslots + 3, engine.program.sm.get("priority", NO_SLOT),
-                              engine.program.max_header_bytes, tm.priority_queues,
-                              sw.ingress_latency_ns, sw.egress_latency_ns)
-        return self._checked(index, "switch")
+        nslots = len(program.widths)
+        fns = (PTR * len(PASSES))(*(ctypes.cast(getattr(elib, f), PTR) for f in PASSES))
+        sm = (U32 * len(SM))(*(program.sm.get(name, NO_SLOT) for name in SM))
+        sessions = [v for session, targets in sorted(pl.clone_sessions.items())
+                    for port, rid in targets for v in (session, port, rid)]
+        fls = [v for fl, slots in sorted(program.field_lists.items())
+               for v in (fl, len(slots), *slots)]
+        rq = nslots + 3
+        hdr = [*program.header_slots, rq - 3, rq - 2, rq - 1]
+        latencies = (sw.ingress_latency_ns, sw.egress_latency_ns, sw.recirc_latency_ns,
+                     sw.clone_latency_ns)
+        index = self.lib.ns_switch(
+            self.ptr, ctx, fns, elib.lg_slots(ctx), elib.lg_clone_slots(ctx), nslots + TAIL, rq,
+            sm, pl.drop_port, program.max_header_bytes, sw.tm.priority_queues,
+            _u64s(latencies), _u64s(sessions), len(sessions) // 3, _u64s(fls),
+            len(program.field_lists), len(fls), (U32 * max(1, len(hdr)))(*hdr), len(hdr))
+        self._checked(index, "switch")
+        self.lib.ns_cells(self.ptr, index, sw.tm.cell_bytes)
+        groups = [v for group, members in sorted(pl.mc_groups.items())
+                  for rid, port in members for v in (group, rid, port)]
+        self._checked(self.lib.ns_mcast(self.ptr, index, _u64s(groups), len(groups) // 3),
+                      "multicast groups")
+        for lane, ports in ((0, sw.tm.ports), (1, sw.tm.clone_lanes)):
+            for port, state in ports.items():
+                self._add_port(index, port, lane, state)
+        return index
+
+    def _add_port(self, index: int, port: int, lane: int, state: Any) -> None:
+        """A port's (or clone lane's) rate and queues, as the Python TM has them."""
+        if (state.burst_bytes and state.rate_bps) or any(q.pps or q.paused
+                                                         for q in state.queues):
+            raise NativeLoopError(f"port {port}: queue rates, pauses and bursts are not "
+                                  "modelled")
+        self.lib.ns_port_rate(self.ptr, index, port, lane, state.rate_bps, state.framing_bytes,
+                              state.min_frame_bytes)
+        for prio, q in enumerate(state.queues):
+            self.lib.ns_queue(self.ptr, index, port, lane, prio, min(q.depth, 0xFFFFFFFF),
+                              q.depth_bytes)
 
     def _add_direction(self, index: int, port: int, sw: Switch) -> None:
         direction = sw.ports[port]
         if not isinstance(direction, LinkDirection) or direction.taps:
             raise NativeLoopError(f"port {port}: not a plain simulated link (taps or a backend)")
         kind, node, to_port = self._far_end(direction)
-        state = sw.tm.port(port)
-        depths = {q.depth for q in state.queues}
-        if (len(depths) != 1 or state.burst_bytes or any(q.pps or q.depth_bytes or q.paused
-                                                         for q in state.queues)):
-            raise NativeLoopError(f"port {port}: queue rates, byte caps, pauses, bursts or "
-                                  "unequal depths are not modelled")
         loss, p1, p2 = _loss(direction)
-        version, words, _ = direction.rng.getstate()
+        _, words, _ = direction.rng.getstate()
         mt = (U32 * 624)(*words[:624])
         d = self.lib.ns_link(self.ptr, index, port, kind, node, to_port, direction.rate_bps,
                              direction.delay_ns, direction.framing_bytes,
                              direction.min_frame_bytes, loss, p1, p2, mt, words[624])
         self._checked(d, f"link at port {port}")
-        self.lib.ns_queue_depth(self.ptr, index, port, depths.pop())
         self.directions.append(direction)
 
     def _far_end(self, direction: LinkDirection) -> tuple[int, int, int]:
@@ -239,6 +271,10 @@ class NativeLoop:
         seen = ctypes.string_at(self.lib.ns_host_seen(self.ptr, index), self._ids)
         return SinkCounts(int(out[0]), int(out[1]), int(out[2]), int(out[3]), arrivals, seen)
 
+
+
+def _u64s(values: Any) -> Any:
+    return (U64 * max(1, len(values)))(*values)
 
 
 def _loss(direction: LinkDirection) -> tuple[int, float, float]:
