@@ -14,9 +14,13 @@ from lgkit.sim.scenario import compiled_program
 from lgkit.sim.stress import StressRun, StressSpec
 
 GOAL_FRAMES_PER_MINUTE = 10_000_000
-NATIVE_SCALE = 20
-"""The native loop's timed runs carry this many times the frames (a run of the Python size is
-over in tens of ms)."""
+NATIVE_SCALE = 10
+"""The native loop's runs carry this many times the stress test's frames (a run of the Python
+size is over in tens of ms)."""
+PYTHON_CHAIN_FRAMES = 5_000
+"""The Python simulator's chain runs (its rate is the stress test's, printed above)."""
+CHAIN_LOAD = 0.9
+"""The chain's generator rate as a share of the link (LinkGuardian's frames need the rest)."""
 
 
 @dataclass
@@ -80,9 +84,10 @@ def bench_stress(rate_gbps: float, loss: float, mode: str, frames: int, repeat: 
                       warmup_frames=min(2_000, frames), seed=seed)
     runs = [bench_once(spec) for _ in range(repeat)]
     lines = _stress_lines(runs, rate_gbps, loss, mode, repeat)
-    chain = ChainSpec(frames=frames + min(2_000, frames), rate_gbps=rate_gbps, loss=loss,
-                      seed=seed)
-    return "\n".join(lines + _chain_lines(chain, repeat))
+    chain = ChainSpec(frames=min(PYTHON_CHAIN_FRAMES, frames), rate_gbps=rate_gbps, loss=loss,
+                      seed=seed, protected=mode != "off", load=CHAIN_LOAD)
+    native = replace(chain, frames=(frames + min(2_000, frames)) * NATIVE_SCALE)
+    return "\n".join(lines + _chain_lines(chain, native, repeat))
 
 
 def _mmm(values: list[float], fmt: str = ",.0f") -> str:
@@ -118,24 +123,24 @@ def _stress_lines(runs: list[BenchRun], rate_gbps: float, loss: float, mode: str
     return lines
 
 
-def _chain_lines(spec: ChainSpec, repeat: int) -> list[str]:
-    """The unprotected chain on the Python simulator and on the native event loop, alternately
-    in the same run, and whether both delivered the same (chain.py)."""
-    big = replace(spec, frames=spec.frames * NATIVE_SCALE)
+def _chain_lines(spec: ChainSpec, big: ChainSpec, repeat: int) -> list[str]:
+    """The chain on the Python simulator and on the native event loop, alternately in the same
+    run, and whether both delivered the same at the Python run's size (chain.py)."""
     python, native = [], []
     for _ in range(repeat):
         python.append(run_python(spec))
         native.append(run_native(big))
     same = run_native(spec).digest == python[0].digest
-    per_min = [[60 * r.sent / r.wall_s for r in runs] for runs in (python, native)]
-    per_cpu = [[60 * r.sent / r.cpu_s for r in runs] for runs in (python, native)]
-    events = [[r.events / r.sent for r in runs] for runs in (python, native)]
+    per_min = [[60 * r.frames / r.wall_s for r in runs] for runs in (python, native)]
+    per_cpu = [[60 * r.frames / r.cpu_s for r in runs] for runs in (python, native)]
+    events = [[r.events / r.frames for r in runs] for runs in (python, native)]
     goal = GOAL_FRAMES_PER_MINUTE
     ratio = statistics.median(per_min[1]) / statistics.median(per_min[0])
+    what = "LinkGuardian on" if spec.protected else "LinkGuardian off"
     return [
-        "native event loop (lgkit/sim/native_loop.py): the unprotected chain (LinkGuardian off: "
-        "generator -> s1 -> lossy link -> s2 -> h2), alternating with the Python simulator; "
-        "min / median / max",
+        f"native event loop (lgkit/sim/native_loop.py) on the chain generator -> s1 -> lossy "
+        f"link -> s2 -> h2 ({what}, {100 * spec.load:g}% load, the scenario's timing; no "
+        f"stress meters), alternating with the Python simulator; min / median / max",
         f"python simulator, python engine, {spec.frames:,} frames: frames per wall minute "
         f"{_mmm(per_min[0])}, per CPU minute {_mmm(per_cpu[0])}, "
         f"{_mmm(events[0], '.1f')} events per frame",
@@ -145,6 +150,4 @@ def _chain_lines(spec: ChainSpec, repeat: int) -> list[str]:
         f"{statistics.median(per_min[1]) / goal:.2f}",
         f"identical to the python simulator at {spec.frames:,} frames (arrivals, losses, "
         f"events): {'yes' if same else 'NO'}",
-        "LinkGuardian on the native loop: not yet (its clones and recirculations stop the loop; "
-        "docs/performance.md)",
     ]

@@ -35,12 +35,16 @@ class ChainSpec:
     """LinkGuardian on the link (its default parameters for the rate and loss)."""
     calibrated: bool = False
     """The stress test's switch and link timing (timing.py) instead of the scenario's."""
+    load: float = 1.0
+    """The generator's rate as a share of the link's (LinkGuardian's own frames need room)."""
 
     def __post_init__(self) -> None:
         if self.frames < 1 or self.rate_gbps <= 0 or not 0.0 <= self.loss < 1.0:
             raise ValueError("chain: frames >= 1, rate > 0 and loss in [0, 1)")
         if self.burst < 1.0 or not ID_OFFSET + 4 <= self.frame_bytes <= 9000:
             raise ValueError(f"chain: burst >= 1, frames of {ID_OFFSET + 4}..9000 bytes")
+        if not 0.0 < self.load <= 1.0:
+            raise ValueError("chain: load in (0, 1]")
 
     def loss_model(self) -> FrameLoss | None:
         if self.loss == 0:
@@ -49,8 +53,12 @@ class ChainSpec:
             else IidLoss(self.loss)
 
     @property
+    def source_bps(self) -> float:
+        return self.load * self.rate_gbps * 1e9
+
+    @property
     def end_ns(self) -> int:
-        wire_ns = (self.frame_bytes + 24) * 8 / self.rate_gbps
+        wire_ns = (self.frame_bytes + 24) * 8e9 / self.source_bps
         return int(self.frames * wire_ns) + DRAIN_NS
 
 
@@ -67,6 +75,8 @@ class ChainRun:
     events: int
     wall_s: float
     cpu_s: float
+    frames: int
+    """Frames the generator sent."""
 
     @property
     def digest(self) -> str:
@@ -107,23 +117,24 @@ def run_python(spec: ChainSpec, engine: str = "python") -> ChainRun:
     net.hosts["h2"].handlers.extend((sink.receive, log))
     frames = (template[:ID_OFFSET] + k.to_bytes(4, "big") + template[ID_OFFSET + 4:]
               for k in range(spec.frames))
-    net.net.generator(net.switches["s1"], HOST_PORT, spec.rate_gbps * 1e9, frames)
+    net.net.generator(net.switches["s1"], HOST_PORT, spec.source_bps, frames)
     wall, cpu = time.perf_counter(), time.process_time()
     net.run(spec.end_ns)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     forward = net.link.forward
     return ChainRun(arrivals, bytes(sink.delivered), forward.sent, forward.lost,
-                    sink.duplicates, sink.out_of_order, net.net.events_run, wall, cpu)
+                    sink.duplicates, sink.out_of_order, net.net.events_run, wall, cpu,
+                    spec.frames)
 
 
 def run_native(spec: ChainSpec) -> ChainRun:
     """The chain on the native event loop (switches on the native engine)."""
     net = _net(spec, "native")
     loop = NativeLoop(net, log=spec.log, ids=spec.frames)
-    loop.source("s1", HOST_PORT, spec.rate_gbps * 1e9, _template(spec), spec.frames)
+    loop.source("s1", HOST_PORT, spec.source_bps, _template(spec), spec.frames)
     wall, cpu = time.perf_counter(), time.process_time()
     loop.run(spec.end_ns)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     sink, forward = loop.sink("h2"), net.link.forward
     return ChainRun(sink.arrivals, sink.delivered, forward.sent, forward.lost, sink.duplicates,
-                    sink.out_of_order, loop.events, wall, cpu)
+                    sink.out_of_order, loop.events, wall, cpu, loop.emitted)
