@@ -224,28 +224,27 @@ static job_t *make_job(net_t *n, switch_t *s, const u64 *S, uint32_t port, uint3
 }
 
 /* The replicas of a clone (engine.py's _fresh, header slots, _replicas) appended to *tail:
-   fresh slots with the field list's from S, the header slots from H. */
+   fresh slots with the field list's from S, the header slots from H, written into each job. */
 static job_t **clones(net_t *n, switch_t *s, const u64 *S, const u64 *H, uint32_t itype,
                       frame_t *in, job_t **tail) {
     u64 session = S[s->rq + RQ_SESSION], fl = S[s->rq + RQ_CLONE_FL];
-    int any = 0;
-    for (uint32_t i = 0; i < s->nsessions; i++) any |= s->sessions[3 * i] == session;
-    if (!any) return tail;
-    u64 *copy = calloc(s->words, 8);
-    if (!copy) { n->status = E_MEMORY; return tail; }
     uint32_t count = 0;
     const u64 *slots = fl == NO_FL ? 0 : field_list(s, fl, &count);
-    for (uint32_t i = 0; i < count; i++) copy[slots[i]] = S[slots[i]];
-    for (uint32_t i = 0; i < s->nhdr; i++) copy[s->hdr[i]] = H[s->hdr[i]];
-    sm_set(s, copy, SM_ITYPE, itype);
     for (uint32_t i = 0; i < s->nsessions; i++) {
         if (s->sessions[3 * i] != session) continue;
+        job_t *j = malloc(sizeof *j + s->words * 8);
+        if (!j) { n->status = E_MEMORY; break; }
+        u64 *copy = j->state;
+        memset(copy, 0, s->words * 8);
+        for (uint32_t k = 0; k < count; k++) copy[slots[k]] = S[slots[k]];
+        for (uint32_t k = 0; k < s->nhdr; k++) copy[s->hdr[k]] = H[s->hdr[k]];
+        sm_set(s, copy, SM_ITYPE, itype);
         sm_set(s, copy, SM_RID, s->sessions[3 * i + 2] & 0xFFFF);
-        job_t *j = make_job(n, s, copy, (uint32_t)s->sessions[3 * i + 1], itype, in);
-        if (!j) break;
+        j->next = 0; j->in = in; in->refs++; j->port = (uint32_t)s->sessions[3 * i + 1];
+        j->itype = itype; j->prio = (uint32_t)sm_get(s, copy, SM_PRIORITY);
+        j->length = copy[s->rq - 2];
         *tail = j; tail = &j->next;
     }
-    free(copy);
     return tail;
 }
 
@@ -257,10 +256,10 @@ static job_t *ingress_jobs(net_t *n, switch_t *s, long spec, frame_t *in, int *d
     if (spec == -1) { *drops = 1; return 0; }
     s->save(s->ctx);
     if (spec >= 0) return make_job(n, s, s->slots, (uint32_t)spec, 0, in);
-    u64 *S = s->tmp;
-    memcpy(S, s->slots, s->words * 8);
-    if (S[s->rq + RQ_RESUB]) { n->status = E_REQUESTS; return 0; }
-    if (S[s->rq + RQ_CLONE]) {
+    u64 *S = s->slots;
+    if (S[s->rq + RQ_CLONE]) {   /* the parse of the clone overwrites the slots */
+        memcpy(s->tmp, S, s->words * 8);
+        S = s->tmp;
         s->parse(s->ctx, (uint32_t)sm_get(s, S, SM_IN_PORT), in->d, in->len);
         tail = clones(n, s, S, s->slots, 1, in, tail);
     }
