@@ -2,11 +2,15 @@
 native engine: the same events in the same (time, insertion) order as the Python simulator,
 link losses drawn from the links' own Mersenne Twister states, so a seed gives the same run.
 
-Covered: unicast forwarding (ingress, strict-priority queues shaped at the port's rate,
-egress), link directions with rate, delay, minimum frame and i.i.d. or Gilbert-Elliott loss,
-one line-rate source into a switch port and counting sinks. A pass that clones, recirculates,
-resubmits or multicasts stops the run with NativeLoopError (those jobs are the native device
-layer's, see docs/performance.md); so does a configuration the loop does not model.
+Covered: the switches' passes and the jobs they make (I2E and E2E clones with their field
+lists, multicast replicas, recirculation, truncation), strict-priority queues capped in packets
+and bytes, counted in cells, shaped at the port's rate, clone lanes, the ingress, egress,
+recirculation and clone latencies; link directions with rate, delay, minimum frame and i.i.d.
+or Gilbert-Elliott loss; one line-rate source into a switch port and counting sinks. The
+passes are the engine's exported functions, called through the pointers `PASSES` names (the
+seam where the native device layer comes in). What it does not model (queue packet rates,
+pauses, resubmission, meters wrapped around a link, host handlers) is refused with
+NativeLoopError, before the run or when a pass needs it.
 """
 
 from __future__ import annotations
