@@ -46,7 +46,7 @@ typedef struct { uint32_t refs, len; uint8_t d[]; } frame_t;
 typedef struct job { struct job *next; frame_t *in; u64 enq_ns, length; uint32_t enq_depth,
                      port, prio, itype; u64 state[]; } job_t;
 typedef struct { job_t *head, *tail; uint32_t n, depth; u64 depth_bytes, bytes, cells,
-                 peak; } queue_t;
+                 peak; int paused; } queue_t;
 typedef struct { queue_t q[MAXPRIO]; u64 rate, framing, min_frame, tat_ps, wake_at;
                  int waking, busy, queued; } port_t;
 typedef struct { frame_t *in; u64 itype; uint32_t npre; u64 pre[]; } rjob_t;
@@ -82,19 +82,23 @@ typedef struct {
     uint8_t *out; uint32_t out_size;
     u64 *tmp;                            /* a copy of the slots while jobs are made */
 } switch_t;
-typedef struct { u64 received, duplicates, out_of_order, last, in_window, w0, w1;
+typedef struct { u64 received, uniq, duplicates, out_of_order, last, in_window, w0, w1;
                  uint32_t id_offset; uint8_t *seen; u64 nseen; u64 *log; u64 nlog, maxlog; } host_t;
 
 typedef struct { int sw, port; u64 rate, framing, next_ps, emitted, left, next_id;
                  uint32_t len, id_offset; uint8_t *tmpl; } source_t;
 
-enum { E_EMIT, E_AFTER_INGRESS, E_WAKE, E_TRANSMIT, E_DELIVER, E_CLONE, E_RECIRC };
+enum { E_EMIT, E_AFTER_INGRESS, E_WAKE, E_TRANSMIT, E_DELIVER, E_CLONE, E_RECIRC, E_TICK,
+       E_MARK, E_LOSSES };
+struct stress;
+#define ID_AT 42   /* Ethernet + IPv4 + UDP: a test frame's id (frames.py's ID_OFFSET) */
+static u64 rd32(const uint8_t *p) { return (u64)p[0] << 24 | (u64)p[1] << 16 | (u64)p[2] << 8 | p[3]; }
 typedef struct { u64 t, seq; int kind, a, b; void *p; } ev_t;
 
 typedef struct {
     ev_t *heap; u64 nheap, cap, seq, now, events; int status;
     switch_t *sw[8]; int nsw; host_t *host[8]; int nhost; dir_t *dir[32]; int ndir;
-    source_t src; int has_src;
+    source_t src; int has_src; struct stress *ss;
 } net_t;
 
 enum { OK = 0, E_REQUESTS = 1, E_MEMORY = 2, E_EMPTY = 3 };
@@ -154,6 +158,7 @@ static int lost(dir_t *d) {
     }
     return 0;
 }
+static void stress_tap(net_t *n, int di, const frame_t *f, int lost, u64 arrival);
 static void link_send(net_t *n, int di, frame_t *f) {
     dir_t *d = n->dir[di];
     u64 start = wire_start_ps(n->now, d->tat_ps, 0);
@@ -161,7 +166,9 @@ static void link_send(net_t *n, int di, frame_t *f) {
     d->tat_ps = start + (len + d->framing) * 8 * PS / d->rate;
     d->sent++;
     u64 arrival = ceil_div(d->tat_ps, 1000) + d->delay;
-    if (lost(d)) { d->lost++; unref(f); return; }
+    int l = lost(d);
+    if (n->ss) stress_tap(n, di, f, l, arrival);
+    if (l) { d->lost++; unref(f); return; }
     push(n, arrival, E_DELIVER, di, 0, f);
 }
 
@@ -176,7 +183,7 @@ static void host_receive(net_t *n, host_t *h, frame_t *f) {
         if (pid < h->nseen) {
             if (h->seen[pid]) h->duplicates++;
             else {
-                h->seen[pid] = 1;
+                h->seen[pid] = 1; h->uniq++;
                 if ((long long)pid < (long long)h->last) h->out_of_order++;
                 h->last = pid;
                 if (h->w0 <= n->now && n->now <= h->w1) h->in_window++;
@@ -373,7 +380,7 @@ static void serve(net_t *n, int si, port_t *st) {
         }
         queue_t *q = 0;
         for (int i = (int)s->nprio - 1; i >= 0; i--)
-            if (st->q[i].n) { q = &st->q[i]; break; }
+            if (st->q[i].n && !st->q[i].paused) { q = &st->q[i]; break; }
         if (!q) { st->busy = 0; return; }
         job_t *j = q->head;
         q->head = j->next; if (!q->head) q->tail = 0;
@@ -396,7 +403,7 @@ static void enqueue(net_t *n, int si, job_t *j) {
     if (!st) { n->status = E_MEMORY; job_free(j); return; }
     if ((j->itype == 1 || j->itype == 2) && s->lanes[j->port]) st = s->lanes[j->port];
     queue_t *q = &st->q[j->prio];
-    if (!(st->queued || st->busy || st->rate)) {   /* an idle, unshaped port: at once */
+    if (!(st->queued || st->busy || st->rate || q->paused)) {   /* idle, unshaped: at once */
         if (!q->depth) { s->stats[ST_QUEUE_FULL]++; job_free(j); return; }
         j->enq_ns = n->now;
         st->busy = 1;
@@ -462,16 +469,20 @@ static void transmit(net_t *n, int si, uint32_t port, frame_t *f) {
     link_send(n, s->tx[port], f);
 }
 
+static void after_backward(net_t *n, int di);
 static void deliver(net_t *n, int di, frame_t *f) {
     end_t to = n->dir[di]->to;
     if (to.kind == N_HOST) host_receive(n, n->host[to.node], f);
     else switch_receive(n, to.node, (uint32_t)to.port, f);
+    if (n->ss) after_backward(n, di);
 }
 
 /* ---- the source: a line-rate packet generator into a switch port ------------------------ */
+static void mark(net_t *n, int which);
+static void offer(net_t *n, frame_t *f);
 static void source_schedule(net_t *n) {
     source_t *g = &n->src;
-    if (!g->left) return;
+    if (!g->left) { if (n->ss) mark(n, 2); return; }
     u64 at = ceil_div(g->next_ps, 1000);
     g->next_ps += (g->len + g->framing) * 8 * PS / g->rate;
     push(n, at, E_EMIT, 0, 0, 0);
@@ -483,8 +494,217 @@ static void source_emit(net_t *n) {
     uint8_t *p = f->d + g->id_offset; u64 id = g->next_id++;
     p[0] = id >> 24; p[1] = id >> 16; p[2] = id >> 8; p[3] = id;
     g->emitted++; g->left--;
-    switch_receive(n, g->sw, (uint32_t)g->port, f);
+    if (n->ss) offer(n, f); else switch_receive(n, g->sw, (uint32_t)g->port, f);
     source_schedule(n);
+}
+
+/* ---- the stress test's harness (stress.py): the paused queue, the wire and resume meters,
+   the buffer sampler, the marks -------------------------------------------------------------- */
+enum { K_DATA, K_PLAIN, K_RETX, K_DUMMY, K_CONTROL, NKINDS };
+#define SEQ_SPACE (1LL << 17)
+#define ABSENT INT64_MIN
+typedef struct { u64 *v; u64 n, cap; } vec_t;
+static int vec_add(vec_t *x, u64 v) {
+    if (x->n == x->cap) {
+        u64 cap = x->cap ? 2 * x->cap : 1024;
+        u64 *p = realloc(x->v, cap * 8);
+        if (!p) return -1;
+        x->v = p; x->cap = cap;
+    }
+    x->v[x->n++] = v;
+    return 0;
+}
+struct stress {
+    int s1, s2, fwd, bwd, sink; uint32_t host_port, link_port, prio, recirc;
+    /* the paused queue */
+    vec_t backlog; u64 bl_head, bytes, limit, drops, keep, ingress_ns; vec_t entered;
+    u64 en_head; const u64 *paused;
+    /* the wire meter */
+    uint8_t *originals; u64 capacity, count_from, sent[NKINDS], lost[NKINDS], run;
+    int sent_order[NKINDS], lost_order[NKINDS], nsent_order, nlost_order;
+    vec_t bursts; long long expected; int64_t *detected; u64 det_cap, ndetected; vec_t retx;
+    /* the resume meter */
+    u64 egress_ns, link_delay_ns; int has_since; int64_t since; vec_t flights;
+    /* the sampler and the marks */
+    u64 sample_ns, start; vec_t samples; u64 marks[3][4]; int marked[3]; u64 in_window;
+    u64 warm_end; int loss; double p1, p2;
+};
+
+static int kind_of(const frame_t *f, u64 *seq, int *has_seq, u64 *pid, int *has_pid) {
+    const uint8_t *d = f->d;
+    *has_seq = *has_pid = 0;
+    if (!(d[12] == 0xab && d[13] == 0xcd)) {
+        if (f->len >= ID_AT + 4) { *pid = rd32(d + ID_AT); *has_pid = 1; }
+        return K_PLAIN;
+    }
+    uint8_t b0 = d[14];
+    if (b0 >> 6) return K_CONTROL;
+    *seq = (u64)((b0 >> 4) & 1) << 16 | (u64)d[15] << 8 | d[16]; *has_seq = 1;
+    if (b0 & 0x04) return K_DUMMY;
+    uint32_t at = ID_AT + 5 + (b0 & 0x20 ? 3 : 0);
+    if (f->len >= at + 4) { *pid = rd32(d + at); *has_pid = 1; }
+    return b0 & 0x08 ? K_RETX : K_DATA;
+}
+static long long unwrap(long long seq, long long near) {
+    long long m = ((near - seq) % SEQ_SPACE + SEQ_SPACE) % SEQ_SPACE;
+    long long candidate = near - m;
+    return near - candidate > SEQ_SPACE / 2 ? candidate + SEQ_SPACE : candidate;
+}
+static int detected_room(struct stress *x, long long upto) {
+    if ((u64)upto < x->det_cap) return 0;
+    u64 cap = x->det_cap ? x->det_cap : 4096;
+    while (cap <= (u64)upto) cap *= 2;
+    int64_t *p = realloc(x->detected, cap * 8);
+    if (!p) return -1;
+    for (u64 i = x->det_cap; i < cap; i++) p[i] = ABSENT;
+    x->detected = p; x->det_cap = cap;
+    return 0;
+}
+static void count_kind(u64 *counts, int *order, int *norder, int kind) {
+    if (!counts[kind]) order[(*norder)++] = kind;
+    counts[kind]++;
+}
+static void wire_tap(net_t *n, struct stress *x, const frame_t *f, int lost, u64 arrival) {
+    u64 seq = 0, pid = 0; int has_seq, has_pid;
+    int kind = kind_of(f, &seq, &has_seq, &pid, &has_pid);
+    if (arrival >= x->count_from) {
+        count_kind(x->sent, x->sent_order, &x->nsent_order, kind);
+        if (lost) { count_kind(x->lost, x->lost_order, &x->nlost_order, kind); x->run++; }
+        else if (x->run) {
+            while (x->bursts.n <= x->run) if (vec_add(&x->bursts, 0)) { n->status = E_MEMORY; return; }
+            x->bursts.v[x->run]++; x->run = 0;
+        }
+    }
+    if (has_pid && (kind == K_DATA || kind == K_PLAIN) && pid < x->capacity) x->originals[pid] = 1;
+    if (lost || !has_seq) return;
+    long long absolute = unwrap((long long)seq, x->expected);
+    if (kind == K_RETX) {
+        if (absolute < 0 || (u64)absolute >= x->det_cap || x->detected[absolute] == ABSENT) return;
+        int64_t t0 = x->detected[absolute];
+        x->detected[absolute] = ABSENT; x->ndetected--;
+        if (t0 >= 0 && vec_add(&x->retx, arrival - (u64)t0)) n->status = E_MEMORY;
+        return;
+    }
+    if (absolute >= x->expected) {
+        long long last = kind == K_DUMMY ? absolute : absolute - 1;
+        if (detected_room(x, last + 1)) { n->status = E_MEMORY; return; }
+        for (long long hole = x->expected; hole <= last; hole++) {
+            if (x->detected[hole] == ABSENT) x->ndetected++;
+            x->detected[hole] = hole == x->expected ? (int64_t)arrival : -1;
+        }
+        x->expected = absolute + 1;
+    }
+}
+static int is_resume(const frame_t *f) {
+    const uint8_t *d = f->d;
+    if (f->len < 17 || d[12] != 0xab || d[13] != 0xcd) return 0;
+    uint32_t at = 14; int kind = d[14] >> 6;
+    if (kind == 0) {
+        if (!((d[14] >> 5) & 1)) return 0;
+        at = 17;
+        if (at >= f->len) return 0;
+        kind = d[at] >> 6;
+    }
+    return kind == 3 && !((d[at] >> 5) & 1);
+}
+static int is_data(const frame_t *f) {
+    const uint8_t *d = f->d;
+    return !(d[12] == 0xab && d[13] == 0xcd) || (d[14] >> 6 == 0 && !(d[14] & 0x0C));
+}
+static void stress_tap(net_t *n, int di, const frame_t *f, int lost, u64 arrival) {
+    struct stress *x = n->ss;
+    if (di == x->fwd) {
+        wire_tap(n, x, f, lost, arrival);
+        if (x->has_since && !lost && is_data(f)) {
+            if (vec_add(&x->flights, arrival - (u64)x->since)) n->status = E_MEMORY;
+            x->has_since = 0;
+        }
+    } else if (di == x->bwd && !lost && !x->has_since && is_resume(f)) {
+        dir_t *d = n->dir[di];
+        u64 len = f->len > d->min_frame ? f->len : d->min_frame;
+        u64 wire = (len + d->framing) * 8 * PS / d->rate;
+        x->since = (int64_t)arrival - (int64_t)x->link_delay_ns - (int64_t)(wire / 1000)
+                   - (int64_t)x->egress_ns;
+        x->has_since = 1;
+    }
+}
+
+/* PausedQueue.release: frames into s1 while its link is not paused, `keep` in its pipeline. */
+static void release(net_t *n) {
+    struct stress *x = n->ss;
+    if (x->bl_head == x->backlog.n || x->paused[x->link_port]) return;
+    u64 now = n->now;
+    while (x->en_head < x->entered.n && (long long)x->entered.v[x->en_head]
+           <= (long long)now - (long long)x->ingress_ns) x->en_head++;
+    port_t *st = n->sw[x->s1]->ports[x->link_port];
+    while (x->bl_head < x->backlog.n
+           && (x->entered.n - x->en_head) + (st ? st->q[x->prio].n : 0) < x->keep) {
+        frame_t *f = (frame_t *)(uintptr_t)x->backlog.v[x->bl_head++];
+        x->bytes -= f->len;
+        if (vec_add(&x->entered, now)) { n->status = E_MEMORY; unref(f); return; }
+        switch_receive(n, x->s1, x->host_port, f);
+        st = n->sw[x->s1]->ports[x->link_port];
+    }
+}
+static void offer(net_t *n, frame_t *f) {
+    struct stress *x = n->ss;
+    if (x->bytes + f->len > x->limit) { x->drops++; unref(f); }
+    else {
+        if (vec_add(&x->backlog, (u64)(uintptr_t)f)) { n->status = E_MEMORY; unref(f); return; }
+        x->bytes += f->len;
+    }
+    release(n);
+}
+/* After each frame s1 receives from the link: the MAC pauses its normal queue as the register
+   says (TrafficManager.set_paused), then the paused queue releases. */
+static void after_backward(net_t *n, int di) {
+    struct stress *x = n->ss;
+    if (di != x->bwd) return;
+    port_t *st = tm_port(n->sw[x->s1], x->link_port);
+    if (!st) { n->status = E_MEMORY; return; }
+    int paused = x->paused[x->link_port] != 0;
+    st->q[x->prio].paused = paused;
+    if (!paused && !st->busy) serve(n, x->s1, st);
+    release(n);
+}
+
+static u64 loops(net_t *n, int si) {
+    switch_t *s = n->sw[si];
+    return s->stats[ST_RECIRCULATIONS] - s->stats[ST_LANE_RECIRC];
+}
+static void mark(net_t *n, int which) {
+    struct stress *x = n->ss;
+    host_t *h = n->host[x->sink];
+    u64 *m = x->marks[which];
+    m[0] = h->uniq; m[1] = loops(n, x->s1); m[2] = loops(n, x->s2); m[3] = n->now;
+    x->marked[which] = 1;
+    if (which == 2) { h->w1 = n->now; x->in_window = h->in_window; }
+}
+static void reset_watermarks(switch_t *s) {
+    for (int p = 0; p < MAXPORT; p++)
+        for (int k = 0; k < 2; k++) {
+            port_t *st = k ? s->lanes[p] : s->ports[p];
+            if (st) for (int q = 0; q < MAXPRIO; q++) st->q[q].peak = st->q[q].cells;
+        }
+}
+static void tick(net_t *n) {
+    struct stress *x = n->ss;
+    u64 t = n->now;
+    if (t >= x->start && !x->samples.n) {
+        reset_watermarks(n->sw[x->s1]); reset_watermarks(n->sw[x->s2]);
+    }
+    if (t >= x->start && !x->marked[2]) {
+        port_t *a = n->sw[x->s1]->ports[x->recirc], *b = n->sw[x->s2]->ports[x->recirc];
+        u64 cell = n->sw[x->s1]->cell;
+        if (vec_add(&x->samples, t) || vec_add(&x->samples, a ? a->q[0].cells * cell : 0)
+            || vec_add(&x->samples, b ? b->q[0].cells * cell : 0)) n->status = E_MEMORY;
+    }
+    push(n, t + x->sample_ns, E_TICK, 0, 0, 0);
+}
+static void start_losses(net_t *n) {
+    struct stress *x = n->ss;
+    dir_t *d = n->dir[x->fwd];
+    d->loss = x->loss; d->p1 = x->p1; d->p2 = x->p2;
 }
 
 /* ---- the API ------------------------------------------------------------------------------- */
@@ -552,7 +772,69 @@ int ns_mcast(net_t *n, int sw, const u64 *triples, uint32_t count) {
     memcpy(s->mcast, triples, 24 * count); s->nmcast = count;
     return 0;
 }
-/* (cells now, watermark) of a port's queue. */
+
+/* The stress test's harness on this network (after ns_source: its events come next, as
+   StressRun.run schedules them): s1, s2, the link's forward and backward directions, the sink
+   host, the ports,
+   the normal queue's priority, the recirculation port, the paused queue's byte limit, `keep`
+   and ingress latency, the register lg_tx_paused's values, the packet ids' capacity, the
+   warm-up's end, the egress latency, the link delay, the sampling period and start, and the
+   loss model the link gets at the warm-up's end. */
+int ns_stress(net_t *n, int s1, int s2, int fwd, int bwd, int sink, uint32_t host_port,
+              uint32_t link_port, uint32_t prio, uint32_t recirc, u64 limit, u64 keep,
+              u64 ingress_ns, const u64 *paused, u64 capacity, u64 warm_end, u64 egress_ns,
+              u64 link_delay_ns, u64 sample_ns, u64 start, int loss, double p1, double p2) {
+    struct stress *x = calloc(1, sizeof *x);
+    if (!x) return -1;
+    n->ss = x;
+    x->s1 = s1; x->s2 = s2; x->fwd = fwd; x->bwd = bwd; x->sink = sink; x->host_port = host_port;
+    x->link_port = link_port; x->prio = prio; x->recirc = recirc; x->limit = limit;
+    x->keep = keep; x->ingress_ns = ingress_ns; x->paused = paused; x->capacity = capacity;
+    x->count_from = warm_end; x->warm_end = warm_end; x->egress_ns = egress_ns;
+    x->link_delay_ns = link_delay_ns; x->sample_ns = sample_ns; x->start = start;
+    x->loss = loss; x->p1 = p1; x->p2 = p2;
+    x->originals = calloc(capacity ? capacity : 1, 1);
+    if (!x->originals) return -1;
+    push(n, 0, E_TICK, 0, 0, 0);
+    push(n, warm_end / 2, E_MARK, 0, 0, 0);
+    push(n, warm_end, E_MARK, 1, 0, 0);
+    push(n, warm_end, E_LOSSES, 0, 0, 0);
+    return n->status ? -1 : 0;
+}
+/* The harness's counters: drops, backlog, marked (3), in window, holes unrecovered, events
+   pending, the marks (3 x 4), sent and lost by kind (5 each) and the order each kind was first
+   counted in (count, kinds...) for sent and lost. */
+void ns_stress_counts(net_t *n, u64 *out) {
+    struct stress *x = n->ss;
+    u64 *o = out;
+    *o++ = x->drops; *o++ = x->backlog.n - x->bl_head;
+    for (int i = 0; i < 3; i++) *o++ = (u64)x->marked[i];
+    *o++ = x->in_window; *o++ = x->ndetected; *o++ = n->nheap;
+    for (int i = 0; i < 3; i++) for (int k = 0; k < 4; k++) *o++ = x->marks[i][k];
+    for (int k = 0; k < NKINDS; k++) *o++ = x->sent[k];
+    for (int k = 0; k < NKINDS; k++) *o++ = x->lost[k];
+    *o++ = (u64)x->nsent_order; for (int k = 0; k < NKINDS; k++) *o++ = (u64)x->sent_order[k];
+    *o++ = (u64)x->nlost_order; for (int k = 0; k < NKINDS; k++) *o++ = (u64)x->lost_order[k];
+}
+/* One of the harness's lists: 0 bursts by length, 1 retransmission delays, 2 resume flights,
+   3 samples (time, Tx, Rx); its length in *count. */
+u64 *ns_stress_list(net_t *n, int which, u64 *count) {
+    struct stress *x = n->ss;
+    vec_t *v = which == 0 ? &x->bursts : which == 1 ? &x->retx : which == 2 ? &x->flights
+               : &x->samples;
+    *count = v->n;
+    return v->v;
+}
+uint8_t *ns_stress_originals(net_t *n) { return n->ss->originals; }
+/* The holes detected and not recovered: their absolute seqs and times (-1: none). */
+u64 ns_stress_holes(net_t *n, int64_t *out, u64 room) {
+    struct stress *x = n->ss;
+    u64 k = 0;
+    for (u64 i = 0; i < x->det_cap && k < room; i++)
+        if (x->detected[i] != ABSENT) { out[2 * k] = (int64_t)i; out[2 * k + 1] = x->detected[i]; k++; }
+    return k;
+}
+/* (cells now, watermark) of a queue of a port's own. */
 void ns_queue_cells(net_t *n, int sw, int port, uint32_t prio, u64 *out) {
     port_t *st = n->sw[sw]->ports[port];
     out[0] = st ? st->q[prio].cells : 0; out[1] = st ? st->q[prio].peak : 0;
@@ -614,6 +896,9 @@ int ns_run(net_t *n, u64 until_ns) {
         }
         case E_CLONE: if (n->status) job_free(e.p); else enqueue(n, e.a, e.p); break;
         case E_RECIRC: recirc_ingress(n, e.a, e.p); break;
+        case E_TICK: tick(n); break;
+        case E_MARK: mark(n, e.a); break;
+        case E_LOSSES: start_losses(n); break;
         case E_TRANSMIT: transmit(n, e.a, (uint32_t)e.b, e.p); break;
         case E_DELIVER: deliver(n, e.a, e.p); break;
         }
@@ -667,6 +952,12 @@ void ns_free(net_t *n) {
                                          free(n->host[i]); }
     for (int i = 0; i < n->ndir; i++) free(n->dir[i]);
     free(n->src.tmpl);
+    struct stress *x = n->ss;
+    if (x) {
+        for (u64 i = x->bl_head; i < x->backlog.n; i++) unref((frame_t *)(uintptr_t)x->backlog.v[i]);
+        free(x->backlog.v); free(x->entered.v); free(x->bursts.v); free(x->retx.v);
+        free(x->flights.v); free(x->samples.v); free(x->detected); free(x->originals); free(x);
+    }
     free(n);
 }
 """

@@ -60,6 +60,12 @@ SIGNATURES = {
     "ns_host_stats": ([PTR, INT, U64P], None),
     "ns_host_log": ([PTR, INT], U64P),
     "ns_host_seen": ([PTR, INT], ctypes.POINTER(ctypes.c_uint8)),
+    "ns_stress": ([PTR, INT, INT, INT, INT, INT, U32, U32, U32, U32, U64, U64, U64, U64P, U64,
+                   U64, U64, U64, U64, U64, INT, DBL, DBL], INT),
+    "ns_stress_counts": ([PTR, U64P], None),
+    "ns_stress_list": ([PTR, INT, U64P], U64P),
+    "ns_stress_originals": ([PTR], ctypes.POINTER(ctypes.c_uint8)),
+    "ns_stress_holes": ([PTR, ctypes.POINTER(ctypes.c_int64), U64], U64),
 }
 STOPS = {1: "a pass resubmitted (not modelled natively)", 2: "out of memory"}
 SWITCH_STATS = ("ingress", "recirc", "egress", "ingress_drop", "egress_drop", "queue_full",
@@ -113,10 +119,13 @@ class NativeLoop:
     each run; the links' generators are handed back (so Python can carry on from them)."""
 
     def __init__(self, net: LGNet, log: int = 0, ids: int = 0,
-                 window: tuple[int, int] = (0, 1 << 62)) -> None:
+                 window: tuple[int, int] = (0, 1 << 62), harness: bool = False) -> None:
         if net.net.clock.next_timer_ns() is not None:
             raise NativeLoopError("events are already scheduled in the Python simulator")
-        if net.config.wire_log or any(h.keep_frames or h.handlers for h in net.hosts.values()):
+        self.harness = harness
+        """The stress test's taps, sink and paused queue are modelled (native_stress.py)."""
+        if net.config.wire_log or any(h.keep_frames or (h.handlers and not harness)
+                                      for h in net.hosts.values()):
             raise NativeLoopError("wire logs, kept frames and host handlers are Python's; "
                                   "the native loop counts arrivals itself")
         self.lib = lib = _library()
@@ -188,7 +197,7 @@ class NativeLoop:
 
     def _add_direction(self, index: int, port: int, sw: Switch) -> None:
         direction = sw.ports[port]
-        if not isinstance(direction, LinkDirection) or direction.taps:
+        if not isinstance(direction, LinkDirection) or (direction.taps and not self.harness):
             raise NativeLoopError(f"port {port}: not a plain simulated link (taps or a backend)")
         kind, node, to_port = self._far_end(direction)
         loss, p1, p2 = _loss(direction)
@@ -207,7 +216,8 @@ class NativeLoop:
                 continue
             node, back = (link.b, link.backward) if direction is link.forward \
                 else (link.a, link.forward)
-            if getattr(direction.deliver, "__qualname__", "") not in _PLAIN_DELIVERY:
+            if getattr(direction.deliver, "__qualname__", "") not in _PLAIN_DELIVERY \
+                    and not self.harness:
                 raise NativeLoopError("a link's delivery is wrapped in Python (a meter or a "
                                       "queue): not modelled natively")
             if isinstance(node, Host):
@@ -283,7 +293,11 @@ def _u64s(values: Any) -> Any:
 
 def _loss(direction: LinkDirection) -> tuple[int, float, float]:
     """The C loop's loss model of a direction: (0 none | 1 i.i.d. | 2 Gilbert-Elliott, p1, p2)."""
-    model: Any = direction.loss
+    return loss_model(direction.loss)
+
+
+def loss_model(model: Any) -> tuple[int, float, float]:
+    """The C loop's loss model: (0 none | 1 i.i.d. | 2 Gilbert-Elliott, p1, p2)."""
     if model is None:
         return 0, 0.0, 0.0
     if type(model) is IidLoss:

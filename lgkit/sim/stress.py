@@ -64,6 +64,8 @@ class StressSpec:
     """None = TimingModel.for_link(rate_gbps)."""
     ack_timeout_us: int | None = None
     """ackNoTimeout (None: the paper's value for the link speed)."""
+    engine: str | None = None
+    """The switches' engine (None: LGKIT_ENGINE); the native event loop needs "native"."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -527,7 +529,7 @@ class StressRun:
         self.params = spec.link_params()
         config = self.timing.scenario(ScenarioConfig(
             params=self.params, lg_on=spec.mode != "off", rate_bps=spec.rate_gbps * 1e9,
-            seed=spec.seed, wire_log=False, keep_frames=False))
+            seed=spec.seed, wire_log=False, keep_frames=False, engine=spec.engine))
         self.net = LGNet(config)
         self.s1, self.s2 = self.net.switches["s1"], self.net.switches["s2"]
         self.clock = self.net.net.clock
