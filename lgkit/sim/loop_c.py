@@ -92,7 +92,9 @@ enum { E_EMIT, E_AFTER_INGRESS, E_WAKE, E_TRANSMIT, E_DELIVER, E_CLONE, E_RECIRC
        E_MARK, E_LOSSES };
 struct stress;
 #define ID_AT 42   /* Ethernet + IPv4 + UDP: a test frame's id (frames.py's ID_OFFSET) */
-static u64 rd32(const uint8_t *p) { return (u64)p[0] << 24 | (u64)p[1] << 16 | (u64)p[2] << 8 | p[3]; }
+static u64 rd32(const uint8_t *p) {
+    return (u64)p[0] << 24 | (u64)p[1] << 16 | (u64)p[2] << 8 | p[3];
+}
 typedef struct { u64 t, seq; int kind, a, b; void *p; } ev_t;
 
 typedef struct {
@@ -332,7 +334,8 @@ static void recirculate(net_t *n, int si, job_t *j, rjob_t *r) {
 
 static void to_queue(net_t *n, int si, job_t *j) {
     switch_t *s = n->sw[si];
-    if (s->cl_lat && (j->itype == 1 || j->itype == 2)) push(n, n->now + s->cl_lat, E_CLONE, si, 0, j);
+    if (s->cl_lat && (j->itype == 1 || j->itype == 2))
+        push(n, n->now + s->cl_lat, E_CLONE, si, 0, j);
     else enqueue(n, si, j);
 }
 
@@ -354,7 +357,8 @@ static uint32_t egress_pass(net_t *n, int si, job_t *j, u64 enq_depth, u64 deq_d
     if (s->slots[s->rq + RQ_CLONE]) clones(n, s, s->cslots, s->cslots, 2, j->in, &made);
     u64 *rq = s->slots + s->rq;
     int recirc = len >= 0 && rq[RQ_RECIRC];
-    if (len >= 0 && !recirc && rq[RQ_TRUNC] && rq[RQ_TRUNC_LEN] < (u64)len) len = (long)rq[RQ_TRUNC_LEN];
+    if (len >= 0 && !recirc && rq[RQ_TRUNC] && rq[RQ_TRUNC_LEN] < (u64)len)
+        len = (long)rq[RQ_TRUNC_LEN];
     frame_t *f = len >= 0 ? frame_new(s->out, (uint32_t)len) : 0;
     if (len >= 0 && !f) n->status = E_MEMORY;
     /* the field list's values before a clone's pass overwrites the slots */
@@ -388,7 +392,8 @@ static void serve(net_t *n, int si, port_t *st) {
         if (q->depth_bytes) q->bytes -= j->length;
         if (s->cell) q->cells -= ceil_div(j->length, s->cell);
         uint32_t sent = egress_pass(n, si, j, j->enq_depth, q->n);
-        if (st->rate && sent) st->tat_ps = wire_start_ps(now, st->tat_ps, j->enq_ns) + wire_ps(st, sent);
+        if (st->rate && sent)
+            st->tat_ps = wire_start_ps(now, st->tat_ps, j->enq_ns) + wire_ps(st, sent);
         job_free(j);
         if (n->status) { st->busy = 0; return; }
     }
@@ -417,7 +422,10 @@ static void enqueue(net_t *n, int si, job_t *j) {
         s->stats[ST_QUEUE_FULL]++; job_free(j); return;
     }
     if (q->depth_bytes) q->bytes += j->length;
-    if (s->cell) { q->cells += ceil_div(j->length, s->cell); if (q->cells > q->peak) q->peak = q->cells; }
+    if (s->cell) {
+        q->cells += ceil_div(j->length, s->cell);
+        if (q->cells > q->peak) q->peak = q->cells;
+    }
     j->enq_ns = n->now; j->enq_depth = q->n; j->next = 0;
     if (q->tail) q->tail->next = j; else q->head = j;
     q->tail = j; q->n++; st->queued++;
@@ -571,7 +579,8 @@ static void wire_tap(net_t *n, struct stress *x, const frame_t *f, int lost, u64
         count_kind(x->sent, x->sent_order, &x->nsent_order, kind);
         if (lost) { count_kind(x->lost, x->lost_order, &x->nlost_order, kind); x->run++; }
         else if (x->run) {
-            while (x->bursts.n <= x->run) if (vec_add(&x->bursts, 0)) { n->status = E_MEMORY; return; }
+            while (x->bursts.n <= x->run)
+                if (vec_add(&x->bursts, 0)) { n->status = E_MEMORY; return; }
             x->bursts.v[x->run]++; x->run = 0;
         }
     }
@@ -831,7 +840,9 @@ u64 ns_stress_holes(net_t *n, int64_t *out, u64 room) {
     struct stress *x = n->ss;
     u64 k = 0;
     for (u64 i = 0; i < x->det_cap && k < room; i++)
-        if (x->detected[i] != ABSENT) { out[2 * k] = (int64_t)i; out[2 * k + 1] = x->detected[i]; k++; }
+        if (x->detected[i] != ABSENT) {
+            out[2 * k] = (int64_t)i; out[2 * k + 1] = x->detected[i]; k++;
+        }
     return k;
 }
 /* (cells now, watermark) of a queue of a port's own. */
@@ -946,7 +957,8 @@ void ns_free(net_t *n) {
     for (int i = 0; i < n->nsw; i++) {
         switch_t *s = n->sw[i];
         for (int p = 0; p < MAXPORT; p++) { free_port(s->ports[p]); free_port(s->lanes[p]); }
-        free(s->sessions); free(s->fls); free(s->mcast); free(s->hdr); free(s->tmp); free(s->out); free(s);
+        free(s->sessions); free(s->fls); free(s->mcast); free(s->hdr); free(s->tmp);
+        free(s->out); free(s);
     }
     for (int i = 0; i < n->nhost; i++) { free(n->host[i]->seen); free(n->host[i]->log);
                                          free(n->host[i]); }
@@ -954,7 +966,8 @@ void ns_free(net_t *n) {
     free(n->src.tmpl);
     struct stress *x = n->ss;
     if (x) {
-        for (u64 i = x->bl_head; i < x->backlog.n; i++) unref((frame_t *)(uintptr_t)x->backlog.v[i]);
+        for (u64 i = x->bl_head; i < x->backlog.n; i++)
+            unref((frame_t *)(uintptr_t)x->backlog.v[i]);
         free(x->backlog.v); free(x->entered.v); free(x->bursts.v); free(x->retx.v);
         free(x->flights.v); free(x->samples.v); free(x->detected); free(x->originals); free(x);
     }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import time
 from collections import Counter
+from dataclasses import replace
 
 from lgkit.sim.native_loop import U64, NativeLoop, NativeLoopError, loss_model
 from lgkit.sim.scenario import HOST_PORT, LINK_PORT
@@ -24,7 +25,7 @@ def run_stress_native(spec: StressSpec) -> StressResult:
     if spec.max_gap is not None or len(spec.sizes) > 1 or spec.period_ps is not None:
         raise NativeLoopError("cut gaps, frame-size mixes and fixed periods are not modelled "
                               "natively")
-    run = StressRun(spec if spec.engine == "native" else _native(spec))
+    run = StressRun(replace(spec, engine="native"))
     loop = NativeLoop(run.net, ids=run.capacity_ids, window=(run.warmup_end_ns, 1 << 62),
                       harness=True)
     size = spec.sizes[0][0]
@@ -36,12 +37,6 @@ def run_stress_native(spec: StressSpec) -> StressResult:
     wall = time.perf_counter() - wall
     _read_back(loop, run)
     return run._result(wall, loop.events, loop.emitted)
-
-
-def _native(spec: StressSpec) -> StressSpec:
-    from dataclasses import replace
-
-    return replace(spec, engine="native")
 
 
 def _harness(loop: NativeLoop, run: StressRun) -> None:
@@ -111,7 +106,8 @@ def _read_back(loop: NativeLoop, run: StressRun) -> None:
     if marked[2]:
         run.marks["in_window"] = in_window
     samples = _list(loop, 3)
-    run.samples[:] = [tuple(samples[i:i + 3]) for i in range(0, len(samples), 3)]
+    run.samples[:] = [(samples[i], samples[i + 1], samples[i + 2])
+                      for i in range(0, len(samples), 3)]
     run.queue.drops = drops
     run.resumes.flights_ns = _list(loop, 2)
     run.stream.next_id = loop.emitted

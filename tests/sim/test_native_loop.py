@@ -8,7 +8,9 @@ import pytest
 from lgkit.core.frames import FrameStream
 from lgkit.sim.chain import ChainSpec, run_native, run_python
 from lgkit.sim.native_loop import NativeLoop, NativeLoopError
+from lgkit.sim.native_stress import run_stress_native
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LGNet, ScenarioConfig
+from lgkit.sim.stress import StressSpec, report, run_stress
 
 CASES = [
     ChainSpec(frames=400, loss=2e-2, seed=1, log=400),
@@ -103,3 +105,36 @@ def test_wrapped_deliveries_and_bad_sources_are_refused() -> None:
         loop.source("s1", HOST_PORT, 1e9, b"short", 10)
     with pytest.raises(ValueError, match="chain: frames"):
         ChainSpec(frames=0)
+
+
+STRESS_CASES = [
+    StressSpec(rate_gbps=100, loss=1e-2, frames=1_500, warmup_frames=400, seed=3),
+    StressSpec(rate_gbps=25, loss=3e-2, burst=3.0, frames=1_000, warmup_frames=300, seed=5),
+    StressSpec(rate_gbps=100, loss=1e-2, mode="lg_nb", copies=1, frames=1_000,
+               warmup_frames=300, seed=7),
+    StressSpec(rate_gbps=25, loss=1e-2, mode="off", frames=800, warmup_frames=200, seed=2),
+]
+
+
+@pytest.mark.parametrize("spec", STRESS_CASES, ids=["lg-100G", "lg-bursty-25G", "lg_nb", "off"])
+def test_the_stress_test_on_the_native_loop_gives_the_python_result(spec: StressSpec) -> None:
+    python, native = run_stress(spec), run_stress_native(spec)
+    assert native.digest == python.digest  # deliveries, wire counts, delays, buffers, counters
+    assert native.events == python.events
+    for name in ("lost_onward", "protected", "delivered_in_window", "steady_ns_per_frame",
+                 "resume_flights_ns", "tx_max_bytes", "rx_max_bytes", "tail_drops",
+                 "unrecovered_holes", "recirculations", "steady_recirc_per_frame"):
+        assert getattr(native, name) == getattr(python, name), name
+    assert sum(native.lost.values()) > 0
+    assert report(native).split("simulated")[0] == report(python).split("simulated")[0]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    (StressSpec(frames=500, warmup_frames=100, max_gap=200), "cut gaps"),
+    (StressSpec(frames=500, warmup_frames=100, mix=((64, 1.0), (1514, 1.0))), "mixes"),
+    (StressSpec(frames=500, warmup_frames=100, period_ps=124_000), "fixed periods"),
+])
+def test_the_stress_harness_refuses_what_it_does_not_model(spec: StressSpec,
+                                                            message: str) -> None:
+    with pytest.raises(NativeLoopError, match=message):
+        run_stress_native(spec)
