@@ -9,18 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lgkit.sim.chain import ChainSpec, run_native, run_python
+from lgkit.sim.native_stress import run_stress_native
 from lgkit.sim.scenario import compiled_program
 from lgkit.sim.stress import StressRun, StressSpec
 
 GOAL_FRAMES_PER_MINUTE = 10_000_000
 NATIVE_SCALE = 10
-"""The native loop's runs carry this many times the stress test's frames (a run of the Python
-size is over in tens of ms)."""
-PYTHON_CHAIN_FRAMES = 5_000
-"""The Python simulator's chain runs (its rate is the stress test's, printed above)."""
-CHAIN_LOAD = 0.9
-"""The chain's generator rate as a share of the link (LinkGuardian's frames need the rest)."""
+"""The native loop's runs measure this many times the frames (a run of the Python size is over
+in a fraction of a second)."""
 
 
 @dataclass
@@ -52,6 +48,7 @@ class BenchRun:
     events: int
     passes: int
     pass_s: float
+    digest: str = ""
 
     @property
     def frames_per_s(self) -> float:
@@ -73,7 +70,16 @@ def bench_once(spec: StressSpec) -> BenchRun:
     result = run.run()
     cpu = time.process_time() - cpu
     return BenchRun(result.generated, result.wall_s, cpu, result.events, timer.passes,
-                    timer.seconds)
+                    timer.seconds, result.digest)
+
+
+def bench_native(spec: StressSpec) -> BenchRun:
+    """One run of the stress test on the native event loop (passes not timed apart)."""
+    cpu = time.process_time()
+    result = run_stress_native(spec)
+    cpu = time.process_time() - cpu
+    return BenchRun(result.generated, result.wall_s, cpu, result.events, 0, 0.0,
+                    result.digest)
 
 
 def bench_stress(rate_gbps: float, loss: float, mode: str, frames: int, repeat: int,
@@ -82,12 +88,14 @@ def bench_stress(rate_gbps: float, loss: float, mode: str, frames: int, repeat: 
     compiled_program()
     spec = StressSpec(rate_gbps=rate_gbps, loss=loss, mode=mode, frames=frames,
                       warmup_frames=min(2_000, frames), seed=seed)
-    runs = [bench_once(spec) for _ in range(repeat)]
-    lines = _stress_lines(runs, rate_gbps, loss, mode, repeat)
-    chain = ChainSpec(frames=min(PYTHON_CHAIN_FRAMES, frames), rate_gbps=rate_gbps, loss=loss,
-                      seed=seed, protected=mode != "off", load=CHAIN_LOAD)
-    native = replace(chain, frames=(frames + min(2_000, frames)) * NATIVE_SCALE)
-    return "\n".join(lines + _chain_lines(chain, native, repeat))
+    big = replace(spec, frames=spec.frames * NATIVE_SCALE)
+    runs, native = [], []
+    for _ in range(repeat):  # alternately: the machine's load falls on both alike
+        runs.append(bench_once(spec))
+        native.append(bench_native(big))
+    same = bench_native(spec).digest == runs[0].digest
+    return "\n".join(_stress_lines(runs, rate_gbps, loss, mode, repeat)
+                     + _native_lines(runs, native, same))
 
 
 def _mmm(values: list[float], fmt: str = ",.0f") -> str:
@@ -123,31 +131,19 @@ def _stress_lines(runs: list[BenchRun], rate_gbps: float, loss: float, mode: str
     return lines
 
 
-def _chain_lines(spec: ChainSpec, big: ChainSpec, repeat: int) -> list[str]:
-    """The chain on the Python simulator and on the native event loop, alternately in the same
-    run, and whether both delivered the same at the Python run's size (chain.py)."""
-    python, native = [], []
-    for _ in range(repeat):
-        python.append(run_python(spec))
-        native.append(run_native(big))
-    same = run_native(spec).digest == python[0].digest
-    per_min = [[60 * r.frames / r.wall_s for r in runs] for runs in (python, native)]
-    per_cpu = [[60 * r.frames / r.cpu_s for r in runs] for runs in (python, native)]
-    events = [[r.events / r.frames for r in runs] for runs in (python, native)]
-    goal = GOAL_FRAMES_PER_MINUTE
+def _native_lines(runs: list[BenchRun], native: list[BenchRun], same: bool) -> list[str]:
+    """The native event loop's runs beside the Python simulator's."""
+    per_min = [[60 * r.frames_per_s for r in rs] for rs in (runs, native)]
     ratio = statistics.median(per_min[1]) / statistics.median(per_min[0])
-    what = "LinkGuardian on" if spec.protected else "LinkGuardian off"
     return [
-        f"native event loop (lgkit/sim/native_loop.py) on the chain generator -> s1 -> lossy "
-        f"link -> s2 -> h2 ({what}, {100 * spec.load:g}% load, the scenario's timing; no "
-        f"stress meters), alternating with the Python simulator; min / median / max",
-        f"python simulator, python engine, {spec.frames:,} frames: frames per wall minute "
-        f"{_mmm(per_min[0])}, per CPU minute {_mmm(per_cpu[0])}, "
-        f"{_mmm(events[0], '.1f')} events per frame",
-        f"native event loop, {big.frames:,} frames: frames per wall minute {_mmm(per_min[1])}, "
-        f"per CPU minute {_mmm(per_cpu[1])}, {_mmm(events[1], '.1f')} events per frame",
-        f"native / python (medians): {ratio:.1f}x wall; native / goal: "
-        f"{statistics.median(per_min[1]) / goal:.2f}",
-        f"identical to the python simulator at {spec.frames:,} frames (arrivals, losses, "
-        f"events): {'yes' if same else 'NO'}",
+        f"native event loop (lgkit/sim/native_stress.py), the same test with "
+        f"{native[0].frames:,} frames, alternating with the runs above; min / median / max",
+        f"native: simulated frames per wall minute:  {_mmm(per_min[1])}",
+        f"native: simulated frames per CPU minute:   "
+        f"{_mmm([60 * r.frames_per_cpu_s for r in native])}",
+        f"native: events per frame:                  "
+        f"{_mmm([r.events / r.frames for r in native], '.1f')}",
+        f"native / python (medians, wall): {ratio:.1f}x; native / goal: "
+        f"{statistics.median(per_min[1]) / GOAL_FRAMES_PER_MINUTE:.3f}",
+        f"native run of the python runs' spec gives the same digest: {'yes' if same else 'NO'}",
     ]
