@@ -74,6 +74,9 @@ def _register_stress(subparsers: argparse._SubParsersAction) -> None:
                         help="cut loss-free runs longer than this many frames (see docs)")
     stress.add_argument("--warmup", type=ranged(int, 0, MAX_FRAMES), default=2_000,
                         help="loss-free warm-up frames")
+    stress.add_argument("--native", action="store_true",
+                        help="run on the native event loop (switches on the native engine): "
+                             "the same result, ~25x faster; not with --max-gap, --mix, --pktgen")
     for name, what in TIMING_OPTIONS.items():
         stress.add_argument(f"--{name.replace('_', '-')}", type=ranged(int, 0, 10**9), default=None,
                             help=f"{what} (ns; the calibrated default otherwise)")
@@ -98,10 +101,16 @@ def run_stress_command(args: argparse.Namespace) -> int:
             warmup_frames=args.warmup, frame_bytes=args.frame_bytes, mix=mix,
             period_ps=TOFINO_PKTGEN_PERIOD_NS * 1000 if args.pktgen else None,
             max_gap=args.max_gap, seed=args.seed, timing=timing)
-    except ValueError as exc:
+        if args.native:
+            from lgkit.sim.native_stress import run_stress_native
+
+            result = run_stress_native(spec)
+        else:
+            result = run_stress(spec, progress=sys.stderr.isatty())
+    except ValueError as exc:  # NativeLoopError too
         print(f"lgkit: error: {exc}", file=sys.stderr)
         return 1
-    print(report(run_stress(spec, progress=sys.stderr.isatty())))
+    print(report(result))
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from lgkit.cli import main
 from lgkit.core.frames import FrameStream
 from lgkit.sim.chain import ChainSpec, run_native, run_python
 from lgkit.sim.native_loop import NativeLoop, NativeLoopError
@@ -138,3 +139,17 @@ def test_the_stress_harness_refuses_what_it_does_not_model(spec: StressSpec,
                                                             message: str) -> None:
     with pytest.raises(NativeLoopError, match=message):
         run_stress_native(spec)
+
+
+def test_lgkit_stress_native_prints_the_python_report(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["stress", "--rate-gbps", "25", "--loss", "1e-2", "--frames", "600", "--warmup",
+            "200", "--seed", "4"]
+    assert main(args) == 0
+    python = capsys.readouterr().out
+    assert main([*args, "--native"]) == 0
+    native = capsys.readouterr().out
+    assert native.split("simulated")[0] == python.split("simulated")[0]
+    assert "effective loss" in native
+    assert main([*args, "--native", "--max-gap", "500"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("lgkit: error: cut gaps") and err.count("\n") == 1
