@@ -54,7 +54,10 @@ typedef struct { frame_t *in; u64 itype; uint32_t npre; u64 pre[]; } rjob_t;
 enum { N_SWITCH = 0, N_HOST = 1 };
 typedef struct { int kind, node, port; } end_t;
 typedef struct { u64 rate, delay, framing, min_frame, tat_ps, sent, lost; int loss;
-                 double p1, p2; int bad; mt_t rng; end_t to; } dir_t;
+                 double p1, p2; int bad; mt_t rng; end_t to;
+                 /* TruncatedGaps around the model (max_gap 0: none) */
+                 u64 max_gap, skipped, cut, cuts_n; long long quiet; int cutting;
+                 u64 *cuts; u64 cuts_cap; } dir_t;
 
 /* the standard_metadata slots the loop reads or writes (NO_SLOT: the program has none) */
 enum { SM_PRIORITY, SM_RID, SM_ITYPE, SM_IN_PORT, SM_SPEC, SM_MCAST, NSM };
@@ -152,7 +155,34 @@ static u64 wire_start_ps(u64 now_ns, u64 tat_ps, u64 ready_ns) {
 }
 
 /* ---- link directions -------------------------------------------------------------------- */
+static int model_lost(dir_t *d);
+/* TruncatedGaps.lost: the model's loss-free runs longer than max_gap cut to max_gap. */
 static int lost(dir_t *d) {
+    if (!d->max_gap || !d->loss) return model_lost(d);
+    if (d->quiet < 0) {
+        u64 gap = 0;
+        while (!model_lost(d)) gap++;
+        d->cut = gap > d->max_gap ? gap - d->max_gap : 0;
+        d->cutting = d->cut > 0;
+        d->quiet = (long long)(gap - d->cut);
+    }
+    if (d->quiet == 0) {
+        d->quiet = -1;
+        if (d->cut) {
+            d->skipped += d->cut;
+            if (d->cuts_n == d->cuts_cap) {
+                u64 cap = d->cuts_cap ? 2 * d->cuts_cap : 256;
+                u64 *p = realloc(d->cuts, cap * 8);
+                if (p) { d->cuts = p; d->cuts_cap = cap; }
+            }
+            if (d->cuts_n < d->cuts_cap) d->cuts[d->cuts_n++] = d->cut;
+        }
+        return 1;
+    }
+    d->quiet--;
+    return 0;
+}
+static int model_lost(dir_t *d) {
     if (d->loss == 1) return mt_random(&d->rng) < d->p1;
     if (d->loss == 2) {        /* Gilbert-Elliott, every frame of a bad spell lost */
         d->bad = d->bad ? mt_random(&d->rng) >= d->p2 : mt_random(&d->rng) < d->p1;
@@ -488,9 +518,10 @@ static void deliver(net_t *n, int di, frame_t *f) {
 /* ---- the source: a line-rate packet generator into a switch port ------------------------ */
 static void mark(net_t *n, int which);
 static void offer(net_t *n, frame_t *f);
+static int source_done(net_t *n);
 static void source_schedule(net_t *n) {
     source_t *g = &n->src;
-    if (!g->left) { if (n->ss) mark(n, 2); return; }
+    if (!g->left || (n->ss && source_done(n))) { if (n->ss) mark(n, 2); return; }
     u64 at = ceil_div(g->next_ps, 1000);
     g->next_ps += (g->len + g->framing) * 8 * PS / g->rate;
     push(n, at, E_EMIT, 0, 0, 0);
@@ -535,7 +566,10 @@ struct stress {
     u64 egress_ns, link_delay_ns; int has_since; int64_t since; vec_t flights;
     /* the sampler and the marks */
     u64 sample_ns, start; vec_t samples; u64 marks[3][4]; int marked[3]; u64 in_window;
-    u64 warm_end; int loss; double p1, p2;
+    u64 warm_end; int loss; double p1, p2; u64 max_gap, warmup, frames;
+    /* SteadyWindows (with max_gap) */
+    u64 settle, st_ns, st_frames, st_recirc[2], st_data; long long since_loss; int st_cut;
+    int has_start; u64 start_snap[3]; vec_t windows; int losses_on;
 };
 
 static int kind_of(const frame_t *f, u64 *seq, int *has_seq, u64 *pid, int *has_pid) {
@@ -620,6 +654,34 @@ static int is_data(const frame_t *f) {
     const uint8_t *d = f->d;
     return !(d[12] == 0xab && d[13] == 0xcd) || (d[14] >> 6 == 0 && !(d[14] & 0x0C));
 }
+static u64 loops(net_t *n, int si);
+static void snapshot(net_t *n, u64 *out) {
+    out[0] = n->now; out[1] = loops(n, n->ss->s1); out[2] = loops(n, n->ss->s2);
+}
+/* SteadyWindows.on_frame: from `settle` frames after a loss to the next loss, in cut gaps. */
+static void steady(net_t *n, struct stress *x, const frame_t *f, int lost) {
+    if (lost) {
+        if (x->has_start) {
+            u64 now[3];
+            snapshot(n, now);
+            x->st_ns += now[0] - x->start_snap[0];
+            x->st_frames += x->st_data + 1;
+            x->st_recirc[0] += now[1] - x->start_snap[1];
+            x->st_recirc[1] += now[2] - x->start_snap[2];
+            if (vec_add(&x->windows, x->start_snap[0]) || vec_add(&x->windows, now[0]))
+                n->status = E_MEMORY;
+        }
+        x->since_loss = 0; x->has_start = 0; x->st_data = 0;
+        return;
+    }
+    if (x->since_loss < 0) return;
+    x->since_loss++;
+    if (x->has_start && is_data(f)) x->st_data++;
+    if (x->since_loss == 1) x->st_cut = n->dir[x->fwd]->cutting;
+    if (x->st_cut && (u64)x->since_loss == x->settle) {
+        snapshot(n, x->start_snap); x->has_start = 1;
+    }
+}
 static void stress_tap(net_t *n, int di, const frame_t *f, int lost, u64 arrival) {
     struct stress *x = n->ss;
     if (di == x->fwd) {
@@ -628,6 +690,7 @@ static void stress_tap(net_t *n, int di, const frame_t *f, int lost, u64 arrival
             if (vec_add(&x->flights, arrival - (u64)x->since)) n->status = E_MEMORY;
             x->has_since = 0;
         }
+        if (x->max_gap && x->losses_on) steady(n, x, f, lost);
     } else if (di == x->bwd && !lost && !x->has_since && is_resume(f)) {
         dir_t *d = n->dir[di];
         u64 len = f->len > d->min_frame ? f->len : d->min_frame;
@@ -710,10 +773,17 @@ static void tick(net_t *n) {
     }
     push(n, t + x->sample_ns, E_TICK, 0, 0, 0);
 }
+/* StressRun._frames: measured frames until the covered count (cut frames included). */
+static int source_done(net_t *n) {
+    struct stress *x = n->ss;
+    u64 id = n->src.next_id;
+    return id >= x->warmup && id - x->warmup + n->dir[x->fwd]->skipped >= x->frames;
+}
 static void start_losses(net_t *n) {
     struct stress *x = n->ss;
     dir_t *d = n->dir[x->fwd];
-    d->loss = x->loss; d->p1 = x->p1; d->p2 = x->p2;
+    d->loss = x->loss; d->p1 = x->p1; d->p2 = x->p2; d->max_gap = x->max_gap; d->quiet = -1;
+    x->losses_on = 1;
 }
 
 /* ---- the API ------------------------------------------------------------------------------- */
@@ -792,7 +862,8 @@ int ns_mcast(net_t *n, int sw, const u64 *triples, uint32_t count) {
 int ns_stress(net_t *n, int s1, int s2, int fwd, int bwd, int sink, uint32_t host_port,
               uint32_t link_port, uint32_t prio, uint32_t recirc, u64 limit, u64 keep,
               u64 ingress_ns, const u64 *paused, u64 capacity, u64 warm_end, u64 egress_ns,
-              u64 link_delay_ns, u64 sample_ns, u64 start, int loss, double p1, double p2) {
+              u64 link_delay_ns, u64 sample_ns, u64 start, int loss, double p1, double p2,
+              u64 max_gap, u64 warmup, u64 frames) {
     struct stress *x = calloc(1, sizeof *x);
     if (!x) return -1;
     n->ss = x;
@@ -801,7 +872,8 @@ int ns_stress(net_t *n, int s1, int s2, int fwd, int bwd, int sink, uint32_t hos
     x->keep = keep; x->ingress_ns = ingress_ns; x->paused = paused; x->capacity = capacity;
     x->count_from = warm_end; x->warm_end = warm_end; x->egress_ns = egress_ns;
     x->link_delay_ns = link_delay_ns; x->sample_ns = sample_ns; x->start = start;
-    x->loss = loss; x->p1 = p1; x->p2 = p2;
+    x->loss = loss; x->p1 = p1; x->p2 = p2; x->max_gap = max_gap; x->settle = max_gap / 2;
+    x->warmup = warmup; x->frames = frames; x->since_loss = -1;
     x->originals = calloc(capacity ? capacity : 1, 1);
     if (!x->originals) return -1;
     push(n, 0, E_TICK, 0, 0, 0);
@@ -835,6 +907,16 @@ u64 *ns_stress_list(net_t *n, int which, u64 *count) {
     return v->v;
 }
 uint8_t *ns_stress_originals(net_t *n) { return n->ss->originals; }
+/* The cut gaps: skipped, cuts (count, values in *cuts), cutting; the steady windows: ns, frames,
+   recirculations (2), windows (count, pairs in *windows). */
+void ns_stress_gaps(net_t *n, u64 *out, u64 **cuts, u64 **windows) {
+    struct stress *x = n->ss;
+    dir_t *d = n->dir[x->fwd];
+    out[0] = d->skipped; out[1] = d->cuts_n; out[2] = (u64)d->cutting;
+    out[3] = x->st_ns; out[4] = x->st_frames; out[5] = x->st_recirc[0]; out[6] = x->st_recirc[1];
+    out[7] = x->windows.n / 2;
+    *cuts = d->cuts; *windows = x->windows.v;
+}
 /* The holes detected and not recovered: their absolute seqs and times (-1: none). */
 u64 ns_stress_holes(net_t *n, int64_t *out, u64 room) {
     struct stress *x = n->ss;
@@ -962,14 +1044,15 @@ void ns_free(net_t *n) {
     }
     for (int i = 0; i < n->nhost; i++) { free(n->host[i]->seen); free(n->host[i]->log);
                                          free(n->host[i]); }
-    for (int i = 0; i < n->ndir; i++) free(n->dir[i]);
+    for (int i = 0; i < n->ndir; i++) { free(n->dir[i]->cuts); free(n->dir[i]); }
     free(n->src.tmpl);
     struct stress *x = n->ss;
     if (x) {
         for (u64 i = x->bl_head; i < x->backlog.n; i++)
             unref((frame_t *)(uintptr_t)x->backlog.v[i]);
         free(x->backlog.v); free(x->entered.v); free(x->bursts.v); free(x->retx.v);
-        free(x->flights.v); free(x->samples.v); free(x->detected); free(x->originals); free(x);
+        free(x->flights.v); free(x->samples.v); free(x->detected); free(x->originals);
+        free(x->windows.v); free(x);
     }
     free(n);
 }

@@ -61,10 +61,11 @@ SIGNATURES = {
     "ns_host_log": ([PTR, INT], U64P),
     "ns_host_seen": ([PTR, INT], ctypes.POINTER(ctypes.c_uint8)),
     "ns_stress": ([PTR, INT, INT, INT, INT, INT, U32, U32, U32, U32, U64, U64, U64, U64P, U64,
-                   U64, U64, U64, U64, U64, INT, DBL, DBL], INT),
+                   U64, U64, U64, U64, U64, INT, DBL, DBL, U64, U64, U64], INT),
     "ns_stress_counts": ([PTR, U64P], None),
     "ns_stress_list": ([PTR, INT, U64P], U64P),
     "ns_stress_originals": ([PTR], ctypes.POINTER(ctypes.c_uint8)),
+    "ns_stress_gaps": ([PTR, U64P, ctypes.POINTER(U64P), ctypes.POINTER(U64P)], None),
     "ns_stress_holes": ([PTR, ctypes.POINTER(ctypes.c_int64), U64], U64),
 }
 STOPS = {1: "a pass resubmitted (not modelled natively)", 2: "out of memory"}

@@ -12,6 +12,7 @@ from dataclasses import replace
 from lgkit.sim.native_loop import U64, NativeLoop, NativeLoopError, loss_model
 from lgkit.sim.scenario import HOST_PORT, LINK_PORT
 from lgkit.sim.stress import StressResult, StressRun, StressSpec, _register
+from lgkit.sw.switch.loss import TruncatedGaps
 from lgkit.sw.switch.vnet import ETHERNET_FRAMING_BYTES
 
 KINDS = ("data", "plain", "retx", "dummy", "control")  # loop_c's K_*
@@ -22,9 +23,8 @@ NCOUNTS = 42
 
 def run_stress_native(spec: StressSpec) -> StressResult:
     """One stress-test point on the native event loop (the switches on the native engine)."""
-    if spec.max_gap is not None or len(spec.sizes) > 1 or spec.period_ps is not None:
-        raise NativeLoopError("cut gaps, frame-size mixes and fixed periods are not modelled "
-                              "natively")
+    if len(spec.sizes) > 1 or spec.period_ps is not None:
+        raise NativeLoopError("frame-size mixes and fixed periods are not modelled natively")
     run = StressRun(replace(spec, engine="native"))
     loop = NativeLoop(run.net, ids=run.capacity_ids, window=(run.warmup_end_ns, 1 << 62),
                       harness=True)
@@ -42,7 +42,9 @@ def run_stress_native(spec: StressSpec) -> StressResult:
 def _harness(loop: NativeLoop, run: StressRun) -> None:
     link, queue, net = run.net.link, run.queue, run.net
     paused = _register(net, "s1", "lg_tx_paused").values
-    kind, p1, p2 = loss_model(run.model)
+    model = run.model
+    max_gap = model.max_gap if isinstance(model, TruncatedGaps) else 0
+    kind, p1, p2 = loss_model(model.model if isinstance(model, TruncatedGaps) else model)
     status = loop.lib.ns_stress(
         loop.ptr, loop.switch_index["s1"], loop.switch_index["s2"],
         loop.directions.index(link.forward), loop.directions.index(link.backward),
@@ -50,7 +52,8 @@ def _harness(loop: NativeLoop, run: StressRun) -> None:
         LINK_PORT, net.layout.prio_normal, net.layout.recirc_port, queue.limit_bytes,
         queue.keep, queue.ingress_ns, ctypes.cast(paused, ctypes.POINTER(U64)),
         run.capacity_ids, run.warmup_end_ns, run.timing.egress_latency_ns,
-        link.backward.delay_ns, run.spec.sample_ns, run.warmup_end_ns // 2, kind, p1, p2)
+        link.backward.delay_ns, run.spec.sample_ns, run.warmup_end_ns // 2, kind, p1, p2,
+        max_gap, run.spec.warmup_frames, run.spec.frames)
     if status:
         raise NativeLoopError("the stress harness: out of memory")
 
@@ -109,6 +112,7 @@ def _read_back(loop: NativeLoop, run: StressRun) -> None:
     run.samples[:] = [(samples[i], samples[i + 1], samples[i + 2])
                       for i in range(0, len(samples), 3)]
     run.queue.drops = drops
+    _read_gaps(loop, run)
     run.resumes.flights_ns = _list(loop, 2)
     run.stream.next_id = loop.emitted
     cells = (U64 * 2)()
@@ -120,3 +124,17 @@ def _read_back(loop: NativeLoop, run: StressRun) -> None:
         loop.lib.ns_queue_cells(loop.ptr, loop.switch_index[name], recirc, 0, cells)
         queue = switch.tm.port(recirc).queues[0]
         queue.cells, queue.peak_cells = int(cells[0]), int(cells[1])
+
+
+def _read_gaps(loop: NativeLoop, run: StressRun) -> None:
+    """The cut gaps (TruncatedGaps) and the steady windows standing for them."""
+    model, steady = run.model, run.steady
+    if not isinstance(model, TruncatedGaps) or steady is None:
+        return
+    out, cuts, windows = (U64 * 8)(), ctypes.POINTER(U64)(), ctypes.POINTER(U64)()
+    loop.lib.ns_stress_gaps(loop.ptr, out, ctypes.byref(cuts), ctypes.byref(windows))
+    model.skipped, model.cutting = int(out[0]), bool(out[2])
+    model.cuts = [int(cuts[i]) for i in range(out[1])]
+    steady.ns, steady.frames = int(out[3]), int(out[4])
+    steady.recirc = (int(out[5]), int(out[6]))
+    steady.windows = [(int(windows[2 * i]), int(windows[2 * i + 1])) for i in range(out[7])]
