@@ -3,15 +3,19 @@ losses and events; what it does not model stops it with one clear error."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lgkit.cli import main
 from lgkit.core.frames import FrameStream
+from lgkit.sim import sweep
 from lgkit.sim.chain import ChainSpec, run_native, run_python
 from lgkit.sim.native_loop import NativeLoop, NativeLoopError
 from lgkit.sim.native_stress import run_stress_native
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LGNet, ScenarioConfig
 from lgkit.sim.stress import StressSpec, report, run_stress
+from lgkit.sim.sweep import run_point
 
 CASES = [
     ChainSpec(frames=400, loss=2e-2, seed=1, log=400),
@@ -155,3 +159,17 @@ def test_lgkit_stress_native_prints_the_python_report(capsys: pytest.CaptureFixt
     assert main([*args, "--native", "--pktgen"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("lgkit: error: frame-size mixes") and err.count("\n") == 1
+
+
+def test_a_sweep_point_runs_natively_when_the_engine_is_native(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = StressSpec(rate_gbps=25, loss=1e-2, frames=600, warmup_frames=200, seed=6)
+    python = run_point(spec)
+    mixed = replace(spec, engine="native", mix=((200, 1.0), (1514, 1.0)))
+    assert run_point(mixed)["digest"] == run_point(replace(mixed, engine=None))["digest"]
+
+    def python_simulator(_spec: StressSpec) -> None:
+        raise AssertionError("the point ran on the Python simulator")
+
+    monkeypatch.setattr(sweep, "run_stress", python_simulator)
+    assert run_point(replace(spec, engine="native"))["digest"] == python["digest"]
