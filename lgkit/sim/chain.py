@@ -131,7 +131,7 @@ def run_native(spec: ChainSpec) -> ChainRun:
     """The chain on the native event loop (switches on the native engine)."""
     net = _net(spec, "native")
     loop = NativeLoop(net, log=spec.log, ids=spec.frames)
-    loop.source("s1", HOST_PORT, spec.source_bps, _template(spec), spec.frames)
+    loop.source("s1", HOST_PORT, spec.source_bps, [_template(spec)], spec.frames)
     wall, cpu = time.perf_counter(), time.process_time()
     loop.run(spec.end_ns)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

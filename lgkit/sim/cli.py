@@ -76,7 +76,7 @@ def _register_stress(subparsers: argparse._SubParsersAction) -> None:
                         help="loss-free warm-up frames")
     stress.add_argument("--native", action="store_true",
                         help="run on the native event loop (switches on the native engine): "
-                             "the same result, ~25x faster; not with --mix or --pktgen")
+                             "the same result, ~25x faster")
     for name, what in TIMING_OPTIONS.items():
         stress.add_argument(f"--{name.replace('_', '-')}", type=ranged(int, 0, 10**9), default=None,
                             help=f"{what} (ns; the calibrated default otherwise)")

@@ -88,8 +88,11 @@ typedef struct {
 typedef struct { u64 received, uniq, duplicates, out_of_order, last, in_window, w0, w1;
                  uint32_t id_offset; uint8_t *seen; u64 nseen; u64 *log; u64 nlog, maxlog; } host_t;
 
-typedef struct { int sw, port; u64 rate, framing, next_ps, emitted, left, next_id;
-                 uint32_t len, id_offset; uint8_t *tmpl; } source_t;
+/* A line-rate source of test frames: one template per size, the size of each frame drawn as
+   random.Random.choices draws it (cumulative weights) when there are several. */
+typedef struct { int sw, port; u64 rate, framing, next_ps, emitted, left, next_id, period_ps;
+                 uint32_t id_offset, nsizes, cur; uint32_t *lens; uint8_t **tmpls;
+                 double *cum; mt_t rng; } source_t;
 
 enum { E_EMIT, E_AFTER_INGRESS, E_WAKE, E_TRANSMIT, E_DELIVER, E_CLONE, E_RECIRC, E_TICK,
        E_MARK, E_LOSSES };
@@ -522,13 +525,19 @@ static int source_done(net_t *n);
 static void source_schedule(net_t *n) {
     source_t *g = &n->src;
     if (!g->left || (n->ss && source_done(n))) { if (n->ss) mark(n, 2); return; }
+    g->cur = 0;
+    if (g->nsizes > 1) {   /* bisect_right(cum, random() * total, 0, n - 1) */
+        double u = mt_random(&g->rng) * g->cum[g->nsizes - 1];
+        while (g->cur < g->nsizes - 1 && !(u < g->cum[g->cur])) g->cur++;
+    }
     u64 at = ceil_div(g->next_ps, 1000);
-    g->next_ps += (g->len + g->framing) * 8 * PS / g->rate;
+    g->next_ps += g->period_ps ? g->period_ps
+                               : (g->lens[g->cur] + g->framing) * 8 * PS / g->rate;
     push(n, at, E_EMIT, 0, 0, 0);
 }
 static void source_emit(net_t *n) {
     source_t *g = &n->src;
-    frame_t *f = frame_new(g->tmpl, g->len);
+    frame_t *f = frame_new(g->tmpls[g->cur], g->lens[g->cur]);
     if (!f) { n->status = E_MEMORY; return; }
     uint8_t *p = f->d + g->id_offset; u64 id = g->next_id++;
     p[0] = id >> 24; p[1] = id >> 16; p[2] = id >> 8; p[3] = id;
@@ -964,13 +973,30 @@ int ns_link(net_t *n, int sw, int port, int kind, int node, int to_port, u64 rat
     return n->ndir++;
 }
 
-void ns_source(net_t *n, int sw, int port, u64 rate, u64 framing, const uint8_t *tmpl,
-               uint32_t len, uint32_t id_offset, u64 first_id, u64 count, u64 start_ns) {
+/* The source: into switch `sw` port `port` at `rate` (or every `period_ps`), `count` frames with
+   ids from `first_id` at `id_offset`; `nsizes` templates (their lengths, concatenated), the
+   cumulative weights and the generator (624 words, index) that draws each frame's size. */
+int ns_source(net_t *n, int sw, int port, u64 rate, u64 framing, u64 period_ps,
+              const uint8_t *tmpls, const uint32_t *lens, const double *cum, uint32_t nsizes,
+              const uint32_t *mt, int index, uint32_t id_offset, u64 first_id, u64 count,
+              u64 start_ns) {
     source_t *g = &n->src;
-    g->sw = sw; g->port = port; g->rate = rate; g->framing = framing;
-    g->tmpl = malloc(len); memcpy(g->tmpl, tmpl, len); g->len = len; g->id_offset = id_offset;
-    g->next_id = first_id; g->left = count; g->next_ps = start_ns * 1000;
+    if (!nsizes || g->tmpls) return -1;
+    g->sw = sw; g->port = port; g->rate = rate; g->framing = framing; g->period_ps = period_ps;
+    g->lens = malloc(4 * nsizes); g->tmpls = calloc(nsizes, sizeof *g->tmpls);
+    g->cum = malloc(8 * nsizes);
+    if (!g->lens || !g->tmpls || !g->cum) return -1;
+    g->nsizes = nsizes;
+    for (uint32_t i = 0; i < nsizes; i++) {
+        g->lens[i] = lens[i]; g->cum[i] = cum[i];
+        if (!(g->tmpls[i] = malloc(lens[i]))) return -1;
+        memcpy(g->tmpls[i], tmpls, lens[i]); tmpls += lens[i];
+    }
+    memcpy(g->rng.mt, mt, sizeof g->rng.mt); g->rng.i = index;
+    g->id_offset = id_offset; g->next_id = first_id; g->left = count;
+    g->next_ps = start_ns * 1000;
     source_schedule(n);
+    return n->status ? -1 : 0;
 }
 
 /* Run every event up to and including `until_ns`: 0, or why it stopped (E_*). */
@@ -1045,7 +1071,8 @@ void ns_free(net_t *n) {
     for (int i = 0; i < n->nhost; i++) { free(n->host[i]->seen); free(n->host[i]->log);
                                          free(n->host[i]); }
     for (int i = 0; i < n->ndir; i++) { free(n->dir[i]->cuts); free(n->dir[i]); }
-    free(n->src.tmpl);
+    for (uint32_t i = 0; i < n->src.nsizes; i++) free(n->src.tmpls[i]);
+    free(n->src.tmpls); free(n->src.lens); free(n->src.cum);
     struct stress *x = n->ss;
     if (x) {
         for (u64 i = x->bl_head; i < x->backlog.n; i++)

@@ -16,7 +16,10 @@ NativeLoopError, before the run or when a pass needs it.
 from __future__ import annotations
 
 import ctypes
+import itertools
+import random
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +27,7 @@ from lgkit.core.frames import ID_OFFSET
 from lgkit.sim.loop_c import SOURCE
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.engine import TAIL
+from lgkit.sw.exec.native.layout import Unsupported
 from lgkit.sw.switch.loss import GilbertElliott, IidLoss
 from lgkit.sw.switch.switch import Switch
 from lgkit.sw.switch.vnet import Host, LinkDirection
@@ -49,7 +53,8 @@ SIGNATURES = {
     "ns_host": ([PTR, U32, U64, U64, U64, U64], INT),
     "ns_link": ([PTR, INT, INT, INT, INT, INT, U64, U64, U64, U64, INT, DBL, DBL, U32P, INT],
                 INT),
-    "ns_source": ([PTR, INT, INT, U64, U64, ctypes.c_char_p, U32, U32, U64, U64, U64], None),
+    "ns_source": ([PTR, INT, INT, U64, U64, U64, ctypes.c_char_p, U32P,
+                   ctypes.POINTER(DBL), U32, U32P, INT, U32, U64, U64, U64], INT),
     "ns_run": ([PTR, U64], INT),
     "ns_now": ([PTR], U64),
     "ns_events": ([PTR], U64),
@@ -99,7 +104,10 @@ class SinkCounts:
 
 
 def _library() -> ctypes.CDLL:
-    lib = ctypes.CDLL(str(shared_library(SOURCE, True)))
+    try:
+        lib = ctypes.CDLL(str(shared_library(SOURCE, True)))
+    except Unsupported as exc:
+        raise NativeLoopError(f"the native loop: {exc.what}") from None
     for name, (args, result) in SIGNATURES.items():
         getattr(lib, name).argtypes = args
         getattr(lib, name).restype = result
@@ -129,11 +137,11 @@ class NativeLoop:
                                       for h in net.hosts.values()):
             raise NativeLoopError("wire logs, kept frames and host handlers are Python's; "
                                   "the native loop counts arrivals itself")
+        self._engines = {name: _engine(sw) for name, sw in net.switches.items()}
         self.lib = lib = _library()
         self.net = net
         self.ptr = PTR(lib.ns_new())
         weakref.finalize(self, lib.ns_free, self.ptr)
-        self._engines = {name: _engine(sw) for name, sw in net.switches.items()}
         self.switch_index = {name: self._add_switch(sw, self._engines[name])
                              for name, sw in net.switches.items()}
         self.host_index = {name: self._checked(lib.ns_host(self.ptr, ID_OFFSET, ids, log,
@@ -228,15 +236,28 @@ class NativeLoop:
             return 0, self.switch_index[name], ports[0]
         raise NativeLoopError("a port's link is not in the network")
 
-    def source(self, switch: str, port: int, rate_bps: float, template: bytes, count: int,
-               first_id: int = 0, framing_bytes: int = 24, start_ns: int = 0) -> None:
-        """A line-rate generator (LineRateSource) of `count` copies of `template` with ids
-        first_id.. at ID_OFFSET into `switch`'s `port`."""
-        if count < 0 or rate_bps <= 0 or len(template) < ID_OFFSET + 4:
-            raise NativeLoopError("a source needs count >= 0, a rate > 0 and a test frame")
-        self.lib.ns_source(self.ptr, self.switch_index[switch], port, int(rate_bps),
-                           framing_bytes, template, len(template), ID_OFFSET, first_id, count,
-                           start_ns)
+    def source(self, switch: str, port: int, rate_bps: float, templates: Sequence[bytes],
+               count: int, weights: Sequence[float] = (1.0,), rng: random.Random | None = None,
+               first_id: int = 0, framing_bytes: int = 24, start_ns: int = 0,
+               period_ps: int | None = None) -> None:
+        """A line-rate generator (LineRateSource) of `count` test frames with ids first_id..
+        at ID_OFFSET into `switch`'s `port`, back to back at `rate_bps` or every `period_ps`;
+        with several `templates`, each frame's is drawn as `rng.choices(templates, weights)`
+        draws it (FrameStream.next_size)."""
+        if (count < 0 or rate_bps <= 0 or not templates or len(weights) != len(templates)
+                or any(len(t) < ID_OFFSET + 4 for t in templates)
+                or (len(templates) > 1 and rng is None) or (period_ps or 0) < 0):
+            raise NativeLoopError("a source needs count >= 0, a rate > 0 and test frames "
+                                  "(with a weight each, and a generator for several)")
+        cum = list(itertools.accumulate(float(w) for w in weights))
+        _, words, _ = (rng or random.Random(0)).getstate()
+        status = self.lib.ns_source(
+            self.ptr, self.switch_index[switch], port, int(rate_bps), framing_bytes,
+            period_ps or 0, b"".join(templates), (U32 * len(templates))(*map(len, templates)),
+            (DBL * len(cum))(*cum), len(templates), (U32 * 624)(*words[:624]), words[624],
+            ID_OFFSET, first_id, count, start_ns)
+        if status:
+            raise NativeLoopError("a source: one per loop (or out of memory)")
 
     def run(self, until_ns: int) -> None:
         """Every event up to `until_ns`; NativeLoopError when the loop stopped early."""

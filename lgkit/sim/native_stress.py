@@ -23,14 +23,14 @@ NCOUNTS = 42
 
 def run_stress_native(spec: StressSpec) -> StressResult:
     """One stress-test point on the native event loop (the switches on the native engine)."""
-    if len(spec.sizes) > 1 or spec.period_ps is not None:
-        raise NativeLoopError("frame-size mixes and fixed periods are not modelled natively")
     run = StressRun(replace(spec, engine="native"))
     loop = NativeLoop(run.net, ids=run.capacity_ids, window=(run.warmup_end_ns, 1 << 62),
                       harness=True)
-    size = spec.sizes[0][0]
-    loop.source("s1", HOST_PORT, spec.rate_gbps * 1e9, run.stream.templates[size],
-                spec.warmup_frames + spec.frames, framing_bytes=ETHERNET_FRAMING_BYTES)
+    stream = run.stream
+    loop.source("s1", HOST_PORT, spec.rate_gbps * 1e9,
+                [stream.templates[size] for size in stream.sizes],
+                spec.warmup_frames + spec.frames, stream.weights, stream.rng,
+                framing_bytes=ETHERNET_FRAMING_BYTES, period_ps=spec.period_ps)
     _harness(loop, run)
     wall = time.perf_counter()
     _drive(loop)

@@ -4,6 +4,7 @@ losses and events; what it does not model stops it with one clear error."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_the_link_generator_is_handed_back_where_python_would_be() -> None:
     nets[0].net.generator(nets[0].switches["s1"], HOST_PORT, 100e9, [frame] * spec.frames)
     nets[0].run(spec.end_ns)
     loop = NativeLoop(nets[1])
-    loop.source("s1", HOST_PORT, 100e9, frame, spec.frames)
+    loop.source("s1", HOST_PORT, 100e9, [frame], spec.frames)
     loop.run(spec.end_ns)
     assert loop.now_ns == nets[0].net.now_ns == spec.end_ns
     a, b = (net.link.forward for net in nets)
@@ -107,7 +108,7 @@ def test_wrapped_deliveries_and_bad_sources_are_refused() -> None:
         NativeLoop(net)
     loop = NativeLoop(LGNet(config))
     with pytest.raises(NativeLoopError, match="a source needs"):
-        loop.source("s1", HOST_PORT, 1e9, b"short", 10)
+        loop.source("s1", HOST_PORT, 1e9, [b"short"], 10)
     with pytest.raises(ValueError, match="chain: frames"):
         ChainSpec(frames=0)
 
@@ -119,11 +120,14 @@ STRESS_CASES = [
                warmup_frames=300, seed=7),
     StressSpec(rate_gbps=25, loss=1e-2, mode="off", frames=800, warmup_frames=200, seed=2),
     StressSpec(rate_gbps=100, loss=1e-3, frames=6_000, warmup_frames=300, seed=3, max_gap=500),
+    StressSpec(rate_gbps=25, loss=1e-2, frames=1_000, warmup_frames=200, seed=8,
+               mix=((64, 1.0), (700, 2.0), (1514, 3.0)), period_ps=600_000),
 ]
 
 
 @pytest.mark.parametrize("spec", STRESS_CASES,
-                         ids=["lg-100G", "lg-bursty-25G", "lg_nb", "off", "cut-gaps"])
+                         ids=["lg-100G", "lg-bursty-25G", "lg_nb", "off", "cut-gaps",
+                              "mix-period"])
 def test_the_stress_test_on_the_native_loop_gives_the_python_result(spec: StressSpec) -> None:
     python, native = run_stress(spec), run_stress_native(spec)
     assert native.digest == python.digest  # deliveries, wire counts, delays, buffers, counters
@@ -137,16 +141,6 @@ def test_the_stress_test_on_the_native_loop_gives_the_python_result(spec: Stress
     assert report(native).split("simulated")[0] == report(python).split("simulated")[0]
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    (StressSpec(frames=500, warmup_frames=100, mix=((64, 1.0), (1514, 1.0))), "mixes"),
-    (StressSpec(frames=500, warmup_frames=100, period_ps=124_000), "fixed periods"),
-])
-def test_the_stress_harness_refuses_what_it_does_not_model(spec: StressSpec,
-                                                            message: str) -> None:
-    with pytest.raises(NativeLoopError, match=message):
-        run_stress_native(spec)
-
-
 def test_lgkit_stress_native_prints_the_python_report(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["stress", "--rate-gbps", "25", "--loss", "1e-2", "--frames", "600", "--warmup",
             "200", "--seed", "4"]
@@ -156,9 +150,22 @@ def test_lgkit_stress_native_prints_the_python_report(capsys: pytest.CaptureFixt
     native = capsys.readouterr().out
     assert native.split("simulated")[0] == python.split("simulated")[0]
     assert "effective loss" in native
-    assert main([*args, "--native", "--pktgen"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("lgkit: error: frame-size mixes") and err.count("\n") == 1
+    for extra in (["--pktgen"], ["--mix", "64:1,1514:3"]):
+        assert main([*args, *extra]) == 0
+        python = capsys.readouterr().out
+        assert main([*args, *extra, "--native"]) == 0
+        assert capsys.readouterr().out.split("simulated")[0] == python.split("simulated")[0]
+
+
+def test_lgkit_stress_native_without_a_c_compiler_says_so_in_one_line(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    monkeypatch.setenv("LGKIT_NATIVE_CACHE", str(tmp_path))
+    assert main(["stress", "--frames", "100", "--warmup", "50", "--native"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == "lgkit: error: a switch is not on the native engine (LGKIT_ENGINE=native)"
+    assert not list(tmp_path.iterdir())
 
 
 def test_a_sweep_point_runs_natively_when_the_engine_is_native(
