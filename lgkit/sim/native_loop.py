@@ -124,8 +124,8 @@ def _engine(switch: Switch) -> NativeEngine:
 class NativeLoop:
     """An LGNet's switches, links and hosts copied into the C loop; `source` adds the
     generator, `run` advances virtual time, the counters are read back. The Python clock must
-    have nothing scheduled (the loop owns time from here) and is set to the loop's time after
-    each run; the links' generators are handed back (so Python can carry on from them)."""
+    have nothing scheduled: the loop owns time from here (`now_ns`). After each run the links'
+    generators, frame counts and loss states are handed back to their Python objects."""
 
     def __init__(self, net: LGNet, log: int = 0, ids: int = 0,
                  window: tuple[int, int] = (0, 1 << 62), harness: bool = False) -> None:
