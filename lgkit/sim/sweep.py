@@ -95,8 +95,11 @@ def code_digest() -> str:
 
 
 def point_key(spec: StressSpec) -> str:
-    """A point's cache key: its spec and the code that runs it."""
-    text = json.dumps(dataclasses.asdict(spec), sort_keys=True, default=str) + code_digest()
+    """A point's cache key: its spec (but the engine, which gives the same result) and the code
+    that runs it."""
+    fields = dataclasses.asdict(spec)
+    del fields["engine"]
+    text = json.dumps(fields, sort_keys=True, default=str) + code_digest()
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

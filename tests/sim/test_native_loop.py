@@ -178,5 +178,6 @@ def test_a_sweep_point_runs_natively_when_the_engine_is_native(
     def python_simulator(_spec: StressSpec) -> None:
         raise AssertionError("the point ran on the Python simulator")
 
+    assert sweep.point_key(replace(spec, engine="native")) == sweep.point_key(spec)
     monkeypatch.setattr(sweep, "run_stress", python_simulator)
     assert run_point(replace(spec, engine="native"))["digest"] == python["digest"]
