@@ -7,11 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from chain_support import ChainSpec, run_native, run_python
 
 from lgkit.cli import main
 from lgkit.core.frames import FrameStream
 from lgkit.sim import sweep
-from lgkit.sim.chain import ChainSpec, run_native, run_python
 from lgkit.sim.native_loop import NativeLoop, NativeLoopError
 from lgkit.sim.native_stress import run_stress_native
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LGNet, ScenarioConfig
