@@ -209,3 +209,12 @@ def test_pfc_pauses_only_the_named_priority_of_a_v1model_switch() -> None:
     got = [(t, fields(d)["seq"]) for t, d in h2.received]
     assert [seq for _, seq in got] == [9, 0, 1, 2]  # priority 1 passes; 3 waits, in order
     assert got[0][0] < 100_000 and 1_024_000 < got[1][0] < 1_100_000
+
+
+def test_pfc_in_an_untimed_run_of_a_v1model_program() -> None:
+    pl = Pipeline.load(compile_file(str(V1_PROGRAM)))
+    assert pl.run_untimed(2, pfc(1, [0xFFFF])) == []
+    assert pl.run_untimed(1, frame(2, seq=1)) == []
+    assert pl.run_untimed(1, frame(3, seq=2))[0][0] == 3  # another port is not paused
+    out = pl.run_untimed(2, pfc(1, [0]))
+    assert [(port, fields(d)["seq"]) for port, d in out] == [(2, 1)]

@@ -18,7 +18,7 @@ import grpc
 
 from lgkit.sw.exec.arch.tna.pktgen import USAGE as PKTGEN_USAGE
 from lgkit.sw.exec.arch.tna.pktgen import Running
-from lgkit.sw.exec.arch.tna.untimed import generator
+from lgkit.sw.exec.arch.untimed import generator
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ class Architecture(ABC):
     name: str  # as P4Info's pkg_info.arch names it
     package: str  # the package type of `main`
     externs: Registry
-    commands: dict[str, str] = {}
-    "Run-time commands of its untimed runs (STF), keyword -> usage (TNA: the packet generator)."
+    commands: Mapping[str, str] = {}
+    "Run-time commands (STF, `lgkit switch`), keyword -> usage (TNA: the packet generator)."
 
     @abstractmethod
     def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
@@ -43,12 +43,11 @@ class Architecture(ABC):
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet and everything it causes, to completion; the transmitted packets."""
 
+    @abstractmethod
     def advance(self, pl: Pipeline, ns: int) -> list[tuple[int, bytes]]:
         """Let `ns` nanoseconds of virtual time pass in an untimed run (STF `wait DURATION`);
-        what the switch transmits meanwhile (TNA: timer packets, queues a pause held)."""
-        pl.untimed_clock.advance(ns)
-        return []
+        what the switch transmits meanwhile."""
 
+    @abstractmethod
     def command(self, pl: Pipeline, keyword: str, words: list[str]) -> list[tuple[int, bytes]]:
         """Run one of `commands` in an untimed run; what the switch transmits at once."""
-        raise ValueError(f"{keyword}: not a command of {self.name} programs")

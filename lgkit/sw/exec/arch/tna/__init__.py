@@ -1,7 +1,7 @@
 """The Tofino Native Architecture (tna.p4 as bf-p4c ships it, Tofino 1): its externs (the
 registry lines below), its blocks on the metadata layout (program.py) and its passes
-(passes.py); the untimed driver is v1model's with the packet generator and PFC pause around it
-(untimed.py)."""
+(passes.py); its untimed runs are v1model's driver with the packet generator and PFC pause
+around it (arch/untimed.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture, Passes
-from lgkit.sw.exec.arch.tna import passes, untimed
+from lgkit.sw.exec.arch.tna import passes
 from lgkit.sw.exec.arch.tna.pktgen import USAGE
 from lgkit.sw.exec.arch.tna.program import compile_tna
+from lgkit.sw.exec.arch.untimed import UntimedRuns
 from lgkit.sw.exec.externs.base import Registry
 from lgkit.sw.exec.externs.tna_functions import FUNCTIONS
 from lgkit.sw.exec.externs.tna_hash import HASHES
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 
-class Tna(Architecture):
+class Tna(UntimedRuns, Architecture):
     name = "tna"
     package = "Switch"
     externs = Registry.of(Verify(), *STATE, *HASHES, *PATHS, *FUNCTIONS)
@@ -38,17 +39,6 @@ class Tna(Architecture):
         pl.slots = passes.Slots(pl)
         return (partial(passes.ingress, pl), partial(passes.ingress_job, pl),
                 partial(passes.egress, pl))
-
-    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        return untimed.receive(pl, port, data)
-
-    def advance(self, pl: Pipeline, ns: int) -> list[tuple[int, bytes]]:
-        if ns < 0:
-            raise ValueError(f"time cannot go back ({ns} ns)")
-        return untimed.run_due(pl, pl.untimed_clock.now_ns + ns)
-
-    def command(self, pl: Pipeline, keyword: str, words: list[str]) -> list[tuple[int, bytes]]:
-        return untimed.command(pl, keyword, words)
 
 
 TNA = Tna()

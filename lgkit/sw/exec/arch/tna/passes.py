@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from lgkit.sw.exec.arch.tna.program import NO_PORT
-from lgkit.sw.exec.arch.tna.untimed import Session
 from lgkit.sw.exec.arch.v1model.passes import _run
 from lgkit.sw.exec.interp.layout import scalar_width
 from lgkit.sw.exec.interp.runtime import Ctx, deparse
@@ -63,7 +62,6 @@ class Slots:
         self.template = code.template
         self.blocks = code.blocks
         self.types: dict[str, StructLikeT] = code.ns["_tna_types"]
-        self.session = Session()  # the packet generator and PFC pauses of untimed runs
 
     def get(self, S: list, name: str, default: int = 0) -> int:
         slot = self.sm.get(name)

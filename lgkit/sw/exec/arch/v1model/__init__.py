@@ -1,12 +1,13 @@
 """The v1model architecture (V1Switch) as BMv2 simple_switch runs it: its externs (the registry
 lines below), its blocks on the metadata layout (program.py) and its passes and untimed driver
-(passes.py)."""
+(passes.py); untimed runs with PFC pause (arch/untimed.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture, Passes
+from lgkit.sw.exec.arch.untimed import UntimedRuns
 from lgkit.sw.exec.arch.v1model import passes
 from lgkit.sw.exec.arch.v1model.program import CompiledV1, compile_v1model
 from lgkit.sw.exec.externs.action_profile import ActionProfile, ActionSelector
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 
-class V1Model(Architecture):
+class V1Model(UntimedRuns, Architecture):
     name = "v1model"
     package = "V1Switch"
     externs = Registry.of(
@@ -40,9 +41,6 @@ class V1Model(Architecture):
     def bind(self, pl: Pipeline) -> Passes:
         pl.slots = passes.Slots(pl)  # standard_metadata slots and blocks, for the passes
         return pl.slots.passes
-
-    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        return passes.run_untimed(pl, port, data)
 
 
 V1MODEL = V1Model()

@@ -1,9 +1,11 @@
-"""TNA's untimed runs (STF): v1model's driver, with the packet generator's packets at their
-virtual times and PFC pause of the egress queues (exec/pfc.py) between and during packets."""
+"""Untimed runs (STF) of either architecture: v1model's driver (run_untimed, which both use)
+with PFC pause of the egress queues (exec/pfc.py) and, for TNA, the packet generator's packets
+at their virtual times, between and during packets."""
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
 from lgkit.sw.exec.arch.tna.pktgen import PacketGenerator
@@ -11,26 +13,33 @@ from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.pfc import UntimedPause
 
 if TYPE_CHECKING:
-    from lgkit.sw.exec.arch.tna.passes import Slots
     from lgkit.sw.exec.pipeline import Pipeline
 
 Outputs = list[tuple[int, bytes]]
 
 
 class Session:
-    """What an untimed run keeps between packets: the packet generator and the pauses."""
+    """What an untimed run keeps between packets: the pauses and the packet generator (which
+    only TNA's commands configure)."""
 
     def __init__(self) -> None:
-        self.pktgen = PacketGenerator()
         self.pause = UntimedPause()
+        self.pktgen = PacketGenerator()
 
 
 def session(pl: Pipeline) -> Session:
-    return cast("Slots", pl.slots).session
+    """The pipeline's session, kept beside the architecture's slots (made on first use)."""
+    s = getattr(pl.slots, "session", None)
+    if s is None:
+        s = Session()
+        setattr(pl.slots, "session", s)  # noqa: B010 (slots are the architecture's object)
+    return cast(Session, s)
 
 
 def generator(pl: Pipeline) -> PacketGenerator:
     """The packet generator of a TNA pipeline (a switch runs it on its clock: pktgen.Running)."""
+    if "pktgen_timer" not in pl.arch.commands:
+        raise ValueError(f"{pl.arch.name} programs have no packet generator")
     return session(pl).pktgen
 
 
@@ -68,7 +77,29 @@ def run_due(pl: Pipeline, end_ns: int) -> Outputs:
 def command(pl: Pipeline, keyword: str, words: list[str]) -> Outputs:
     """A packet-generator command (pktgen.USAGE) at the run's time; what it sends at once."""
     clock = pl.untimed_clock
+    gen = generator(pl)
     out = run_due(pl, clock.now_ns)
-    for _, port, data in session(pl).pktgen.command(keyword, words, clock.now_ns):
+    for _, port, data in gen.command(keyword, words, clock.now_ns):
         out += run_untimed(pl, port, data, (), session(pl).pause)
     return out
+
+
+class UntimedRuns:
+    """An architecture's untimed runs (Architecture.run_untimed, advance, command) as above;
+    its `bind` keeps a Session as `pl.slots.session`."""
+
+    name: str
+    commands: Mapping[str, str]
+
+    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> Outputs:
+        return receive(pl, port, data)
+
+    def advance(self, pl: Pipeline, ns: int) -> Outputs:
+        if ns < 0:
+            raise ValueError(f"time cannot go back ({ns} ns)")
+        return run_due(pl, pl.untimed_clock.now_ns + ns)
+
+    def command(self, pl: Pipeline, keyword: str, words: list[str]) -> Outputs:
+        if keyword not in self.commands:
+            raise ValueError(f"{keyword}: not a command of {self.name} programs")
+        return command(pl, keyword, words)
