@@ -5,7 +5,6 @@ at their virtual times, between and during packets."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
 from lgkit.sw.exec.arch.tna.pktgen import PacketGenerator
@@ -83,23 +82,3 @@ def command(pl: Pipeline, keyword: str, words: list[str]) -> Outputs:
         out += run_untimed(pl, port, data, (), session(pl).pause)
     return out
 
-
-class UntimedRuns:
-    """An architecture's untimed runs (Architecture.run_untimed, advance, command) as above;
-    its `bind` keeps a Session as `pl.slots.session`."""
-
-    name: str
-    commands: Mapping[str, str]
-
-    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> Outputs:
-        return receive(pl, port, data)
-
-    def advance(self, pl: Pipeline, ns: int) -> Outputs:
-        if ns < 0:
-            raise ValueError(f"time cannot go back ({ns} ns)")
-        return run_due(pl, pl.untimed_clock.now_ns + ns)
-
-    def command(self, pl: Pipeline, keyword: str, words: list[str]) -> Outputs:
-        if keyword not in self.commands:
-            raise ValueError(f"{keyword}: not a command of {self.name} programs")
-        return command(pl, keyword, words)

@@ -12,7 +12,6 @@ from lgkit.sw.exec.arch.base import Architecture, Passes
 from lgkit.sw.exec.arch.tna import passes
 from lgkit.sw.exec.arch.tna.pktgen import USAGE
 from lgkit.sw.exec.arch.tna.program import compile_tna
-from lgkit.sw.exec.arch.untimed import UntimedRuns
 from lgkit.sw.exec.externs.base import Registry
 from lgkit.sw.exec.externs.tna_functions import FUNCTIONS
 from lgkit.sw.exec.externs.tna_hash import HASHES
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 
-class Tna(UntimedRuns, Architecture):
+class Tna(Architecture):
     name = "tna"
     package = "Switch"
     externs = Registry.of(Verify(), *STATE, *HASHES, *PATHS, *FUNCTIONS)

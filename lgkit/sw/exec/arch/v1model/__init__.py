@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture, Passes
-from lgkit.sw.exec.arch.untimed import UntimedRuns
 from lgkit.sw.exec.arch.v1model import passes
 from lgkit.sw.exec.arch.v1model.program import CompiledV1, compile_v1model
 from lgkit.sw.exec.externs.action_profile import ActionProfile, ActionSelector
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 
-class V1Model(UntimedRuns, Architecture):
+class V1Model(Architecture):
     name = "v1model"
     package = "V1Switch"
     externs = Registry.of(
