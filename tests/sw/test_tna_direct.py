@@ -67,3 +67,14 @@ CONTROL = """control I(inout h_t h, inout m_t m, in ingress_intrinsic_metadata_t
 def test_unmodelled_uses_are_refused(body: str, apply: str, message: str) -> None:
     with pytest.raises(P4Error, match=message):
         Pipeline.load(compile_source(HEAD + CONTROL % (body, apply) + TAIL))
+
+
+def test_this_in_a_register_action_is_checked_and_its_own_execute_refused() -> None:
+    body = ("Register<bit<16>, bit<1>>(2) r; RegisterAction<bit<16>, bit<1>, bit<16>>(r) x = "
+            "{ void apply(inout bit<16> v, out bit<16> rv) { rv = this.execute(0); } };"
+            "action a() { h.eth.etype = x.execute(0); }"
+            "table t { key = { i.ingress_port : exact; } actions = { a; } }")
+    program = compile_source(HEAD + CONTROL % (body, "t.apply();") + TAIL)  # the frontend's
+    with pytest.raises(P4Error, match="unsupported: RegisterAction.execute of the instance "
+                       "inside its own apply"):
+        Pipeline.load(program)

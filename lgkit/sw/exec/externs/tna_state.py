@@ -118,7 +118,9 @@ class RegisterAction(ExternType):
 def run_apply(fx: FnCtx, call: ir.Call, b: ExternB, out: str, cell: str) -> None:
     """The lines that run the instance's `apply` on `cell` (an lvalue): the cell into the value
     parameter, rv from 0, apply, the value back into the cell, rv into `out`."""
-    fn = b.impls["apply"]
+    fn = b.impls.get("apply")
+    if fn is None:  # `this.execute()` in the instance's own apply
+        raise unsupported(call, f"{b.kind}.execute of the instance inside its own apply")
     params = fn.decl.params
     value = fn.param_slots[params[0].name]
     rv = fn.param_slots[params[1].name] if len(params) > 1 else None
