@@ -40,6 +40,16 @@ class StructRegister:
                                                                     strict=True)]
 
 
+def struct_widths(decl: ir.InstanceDecl) -> list[int] | None:
+    """The field widths of a register's element type when it is a struct of bit<W> fields."""
+    t = decl.type_ref.resolved
+    elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
+    if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
+            isinstance(ft, BitsT) for _, ft in elem.fields):
+        return [ft.width for _, ft in elem.fields if isinstance(ft, BitsT)]
+    return None
+
+
 class Bound:
     """A RegisterAction's state: the register it reads and writes."""
 
@@ -54,11 +64,8 @@ class TnaRegister(Register):
     name = "Register"
 
     def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
-        t = decl.type_ref.resolved
-        elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
-        if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
-                isinstance(ft, BitsT) for _, ft in elem.fields):
-            widths = [ft.width for _, ft in elem.fields if isinstance(ft, BitsT)]
+        widths = struct_widths(decl)
+        if widths is not None:
             reg = StructRegister(qname, int(args[0]), widths)
             if len(args) > 1 and isinstance(args[1], list):
                 reg.values = [list(args[1]) for _ in range(reg.size)]
@@ -154,14 +161,13 @@ class TnaDirectRegister(ExternType):
     name = "DirectRegister"
 
     def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        widths = struct_widths(decl)
+        if widths is not None:
+            given = list(args[0]) if args and isinstance(args[0], list) else [0] * len(widths)
+            return DirectCells(qname, [v & ((1 << w) - 1)
+                                       for v, w in zip(given, widths, strict=True)])
         t = decl.type_ref.resolved
         elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
-        if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
-                isinstance(ft, BitsT) for _, ft in elem.fields):
-            fields = [ft for _, ft in elem.fields if isinstance(ft, BitsT)]
-            given = list(args[0]) if args and isinstance(args[0], list) else [0] * len(fields)
-            return DirectCells(qname, [v & ((1 << ft.width) - 1)
-                                       for v, ft in zip(given, fields, strict=True)])
         if not isinstance(elem, BitsT):
             raise unsupported(decl, "a DirectRegister of something other than bit<W> or a "
                               "struct of bit<W> fields")
