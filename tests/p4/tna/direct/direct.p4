@@ -36,7 +36,7 @@ control I(inout h_t h, inout m_t m, in ingress_intrinsic_metadata_t i,
     table t { key = { i.ingress_port : exact; } actions = { fwd; miss; } size = 4; registers = hits;
               default_action = miss(); }
     action acc() { h.eth.dst[15:0] = add.execute(); }
-    table u { key = { h.eth.etype : exact; } actions = { acc; NoAction; } size = 4;
+    table u { key = { h.eth.etype : exact; } actions = { acc; @defaultonly NoAction; } size = 4;
               registers = sums;
               default_action = NoAction(); }
     apply { t.apply(); u.apply(); }
@@ -45,7 +45,15 @@ control ID(packet_out p, inout h_t h, in m_t m,
            in ingress_intrinsic_metadata_for_deparser_t d) { apply { p.emit(h); } }
 parser EP(packet_in p, out h_t h, out m_t m, out egress_intrinsic_metadata_t e) {
     state start { p.extract(e); transition accept; } }
-control E(inout h_t h, inout m_t m) { apply { } }
-control ED(packet_out p, inout h_t h, in m_t m) { apply { } }
+control E(inout h_t h, inout m_t m, in egress_intrinsic_metadata_t eg_intr_md,
+          in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+          inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+          inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    apply { }
+}
+control ED(packet_out p, inout h_t h, in m_t m,
+           in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    apply { }
+}
 Pipeline(IP(), I(), ID(), EP(), E(), ED()) pipe;
 Switch(pipe) main;
