@@ -218,3 +218,15 @@ def test_pfc_in_an_untimed_run_of_a_v1model_program() -> None:
     assert pl.run_untimed(1, frame(3, seq=2))[0][0] == 3  # another port is not paused
     out = pl.run_untimed(2, pfc(1, [0]))
     assert [(port, fields(d)["seq"]) for port, d in out] == [(2, 1)]
+
+
+def test_a_new_program_stops_the_old_generator(compiled: object) -> None:
+    net, s1, (_, h2) = tna_network(compiled)
+    cli = SwitchCommands(s1)  # type: ignore[arg-type]
+    cli.run("pktgen_timer 2 100000 payload=" + HOST_FRAME.hex())
+    net.run(until_ns=150_000)
+    s1.set_pipeline(Pipeline.load(compiled))  # type: ignore[attr-defined, arg-type]
+    events = net.events_run
+    net.run(until_ns=1_000_000)
+    assert len(h2.received) == 1
+    assert net.events_run - events <= 1  # the old generator's armed timer, and nothing after

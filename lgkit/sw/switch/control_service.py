@@ -141,6 +141,8 @@ class SwitchCommands:
     def _forget_nodes(self, _pipeline: Pipeline | None) -> None:
         self.nodes.clear()
         self.group_nodes.clear()
+        if self._pktgen is not None:
+            self._pktgen.stop()
         self._pktgen = None
 
     def pktgen(self, keyword: str, args: list[str]) -> str:

@@ -218,6 +218,11 @@ class Running:
             self.inject(port, data)
         self.arm()
 
+    def stop(self) -> None:
+        """No more packets (the switch's program changed): the armed timer finds a new version."""
+        self.gen.apps.clear()
+        self.gen.version += 1
+
     def arm(self) -> None:
         t = self.gen.next_ns()
         if t is not None:
