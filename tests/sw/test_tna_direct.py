@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
 from testpaths import TESTS
 
@@ -83,16 +79,3 @@ def test_this_in_a_register_action_is_checked_and_its_own_execute_refused() -> N
                        "inside its own apply"):
         Pipeline.load(program)
 
-
-@pytest.mark.parametrize("program", [PROGRAM, TESTS / "p4" / "tna" / "pktgen" / "gen.p4"],
-                         ids=["direct", "pktgen"])
-def test_bf_p4c_compiles_the_test_programs(program: Path, tmp_path: Path) -> None:
-    """The programs are TNA as bf-p4c takes it (it also requires a direct register to be
-    executed by every hit action of its table, which the model does not check)."""
-    driver = shutil.which("bf-p4c")
-    if driver is None:
-        pytest.skip("bf-p4c not on PATH (source /work/shared/oracle/env-tofino.sh)")
-    proc = subprocess.run([driver, "--std", "p4-16", "--target", "tofino", "--arch", "tna",
-                           "-o", str(tmp_path / "out"), str(program)],
-                          capture_output=True, text=True, timeout=600, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
