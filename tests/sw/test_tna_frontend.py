@@ -58,3 +58,36 @@ def test_an_optional_parameter_may_be_left_out() -> None:
 def test_implementations_that_do_not_fit_are_located_errors(instance: str, message: str) -> None:
     with pytest.raises(P4Error, match=message):
         compile_with(instance)
+
+
+BALANCER = """
+extern Balancer {
+    Balancer();
+    bit<32> total();
+    abstract bit<16> on_new_flow(in bit<32> address);
+}
+control C(inout bit<32> x) {
+    Balancer() b = {
+        bit<16> on_new_flow(in bit<32> address) { return (bit<16>)(this.total() + %s); }
+    };
+    apply { %s }
+}
+package P(C c);
+P(C()) main;
+"""
+
+
+def test_this_names_the_instance_in_an_implementation() -> None:
+    """P4_16 spec 11.3.1: an abstract method's implementation may call the instance's own
+    methods through `this`; they are checked as calls on the instance."""
+    compile_source(BALANCER % ("address", ""))
+    with pytest.raises(P4Error, match="type mismatch in '\\+': bit<32> and bool"):
+        compile_source(BALANCER % ("true", ""))
+    with pytest.raises(P4Error, match="extern Balancer has no method 'missing'"):
+        compile_source(BALANCER.replace("this.total()", "this.missing()") % ("address", ""))
+
+
+def test_this_outside_an_implementation_is_an_error() -> None:
+    with pytest.raises(P4Error, match="'this' is only allowed in the implementation of an "
+                       "abstract method"):
+        compile_source(BALANCER % ("address", "x = this.total();"))

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 from testpaths import REPO, TESTS
 
+from lgkit.sw.exec.interp.tables import Exact
+from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.lang.p4info import build_p4info
+from lgkit.sw.tools.stf import StfResult, StfRunner, parse_stf
 from lgkit.tofino.scenarios import Binding, bind_scenario, load_binding, run_scenario
 
 PROGRAMS = {"v1model": REPO / "p4" / "linkguardian.p4",
@@ -49,3 +53,36 @@ def test_the_reference_program_runs_the_scenarios_unbound() -> None:
     binding = load_binding(PROGRAMS["v1model"])
     scenario = bind_scenario(TESTS / "lg_stf" / "receiver.stf", binding)
     assert binding.tag == "v1model" and not scenario.notes and not scenario.mirror_max_len
+
+
+# ---- TNA-only paths: packet-generator timers and PFC (tests/p4/tna/lg_timers) ---------------
+
+TIMER_SCENARIOS = sorted((TESTS / "p4" / "tna" / "lg_timers").glob("*.stf"))
+LOOP_PORT = 68  # the recirculation port, in lg_loop_ports
+PKTGEN_PORT = 196  # pipe 1's generator port (the scenarios' pktgen_timer ... pipe=1)
+
+
+def run_tna(stf: Path, pktgen_ports: list[int]) -> StfResult:
+    """A TNA-only scenario on p4/tofino/linkguardian.p4, with the parser value sets the
+    control plane fills (STF has no value-set command)."""
+    compiled = compile_file(str(PROGRAMS["tofino"]))
+    pl = Pipeline.load(compiled)
+    pl.value_sets["LgIngressParser.lg_loop_ports"].set_members([[Exact(LOOP_PORT)]])
+    pl.value_sets["LgIngressParser.lg_pktgen_ports"].set_members(
+        [[Exact(p)] for p in pktgen_ports])
+    runner = StfRunner(pl, build_p4info(compiled.ir), str(stf))
+    return runner.run(parse_stf(stf.read_text(), str(stf)))
+
+
+@pytest.mark.parametrize("stf", TIMER_SCENARIOS, ids=[p.stem for p in TIMER_SCENARIOS])
+def test_lg_timer_and_pfc_scenario(stf: Path) -> None:
+    """Dummies and explicit ACKs from packet-generator timers, a receiver sending PFC, a sender
+    held by PFC."""
+    result = run_tna(stf, [PKTGEN_PORT])
+    assert result.passed, (result.diffs, result.check_failures)
+
+
+def test_without_the_generator_port_timer_packets_are_not_dummies() -> None:
+    result = run_tna(TESTS / "p4" / "tna" / "lg_timers" / "dummy.stf", [])
+    assert not result.passed  # port 196 not in lg_pktgen_ports: no dummy reaches port 2
+    assert [d.port for d in result.diffs] == [2]

@@ -11,10 +11,14 @@ import ipaddress
 import json
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
+from lgkit.sw.exec.arch.tna.pktgen import USAGE as PKTGEN_USAGE
+from lgkit.sw.exec.arch.tna.pktgen import Running
+from lgkit.sw.exec.arch.untimed import generator
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
 if TYPE_CHECKING:
@@ -129,11 +133,31 @@ class SwitchCommands:
             "show_queues": (self.show_queues, ""),
             "help": (self.help, ""),
         }
+        for keyword, usage in PKTGEN_USAGE.items():
+            self.commands[keyword] = (partial(self.pktgen, keyword), usage)
+        self._pktgen: Running | None = None
         switch.on_pipeline_change.append(self._forget_nodes)
 
     def _forget_nodes(self, _pipeline: Pipeline | None) -> None:
         self.nodes.clear()
         self.group_nodes.clear()
+        if self._pktgen is not None:
+            self._pktgen.stop()
+        self._pktgen = None
+
+    def pktgen(self, keyword: str, args: list[str]) -> str:
+        """A packet-generator command of a TNA program (exec/arch/tna/pktgen.py): its packets
+        enter on the generator port at their times on the switch's clock."""
+        pipeline = self._pipeline()
+        if keyword not in pipeline.arch.commands:
+            raise CommandError(f"{keyword}: not a command of {pipeline.arch.name} programs")
+        if self._pktgen is None:
+            def inject(port: int, data: bytes) -> None:
+                if self.switch.pipeline is pipeline:
+                    self.switch.receive(port, data)
+            self._pktgen = Running(generator(pipeline), self.switch.clock, inject)
+        self._pktgen.command(keyword, args)
+        return ""
 
     def run(self, line: str) -> str:
         """Execute one command line; raise CommandError with a readable message on failure."""

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from lgkit.sw.exec.pfc import ETHERTYPE_PFC
+
 from .clock import Clock, RealClock
 from .tm import CLONE_INSTANCE_TYPES, TrafficManager
 from .watchdog import Watchdog
@@ -156,6 +158,10 @@ class Switch:
         st = self.port_stats.get(port) or self.stats(port)
         st.rx_packets += 1
         st.rx_bytes += len(data)
+        if data[12:14] == ETHERTYPE_PFC:  # the MAC's: PFC pauses this port's queues (tm.py)
+            with self.lock:
+                if self.tm.receive_pfc(port, data):
+                    return
         if self.timed:
             if self._input_pending >= INPUT_QUEUE_CAPACITY:
                 self.drops["input_queue_full"] += 1

@@ -7,6 +7,8 @@ from collections import Counter, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from lgkit.sw.exec.pfc import pause_ns, pfc_quanta
+
 from .clock import Clock
 
 if TYPE_CHECKING:
@@ -40,10 +42,11 @@ class Queue:
     """One egress queue: FIFO of (job, enqueue time ns, depth at enqueue), depth and rate;
     optionally a capacity in bytes too (`depth_bytes`, 0 = none; `bytes` queued now), and its
     occupancy in buffer cells (`cells` now, `peak_cells` its watermark) when the TM counts
-    cells; a `paused` queue is not served (priority flow control)."""
+    cells; a `paused` queue is not served (priority flow control; a PFC pause ends at
+    `paused_until`)."""
 
     __slots__ = ("items", "depth", "pps", "next_due_ns", "depth_bytes", "bytes", "cells",
-                 "peak_cells", "paused")
+                 "peak_cells", "paused", "paused_until")
 
     def __init__(self, depth: int, pps: float) -> None:
         self.items: deque[tuple[EgressJob, int, int]] = deque()
@@ -55,6 +58,7 @@ class Queue:
         self.cells = 0
         self.peak_cells = 0
         self.paused = False
+        self.paused_until = 0
 
 
 class Port:
@@ -221,8 +225,37 @@ class TrafficManager:
         a paused queue keeps its packets and is skipped by the scheduler."""
         state = self.port(port)
         state.queues[prio].paused = paused
+        state.queues[prio].paused_until = 0
         if not paused and not state.busy:
             self._serve(state)
+
+    def receive_pfc(self, port: int, frame: bytes) -> bool:
+        """The MAC's part of a frame received on `port`: an 802.1Qbb PFC frame pauses the port's
+        queues of the priorities it names for their quanta x 512 bit times at the port's rate
+        (10 Gb/s unshaped), or resumes them (quanta 0), and goes no further (True). A paused
+        queue keeps its packets in order; a new frame replaces the time left."""
+        quanta = pfc_quanta(frame)
+        if quanta is None:
+            return False
+        state = self.port(port)
+        now = self.clock.now_ns()
+        for prio, q in quanta.items():
+            if prio < self.priority_queues:
+                queue = state.queues[prio]
+                queue.paused_until = now + pause_ns(q, state.rate_bps)
+                queue.paused = queue.paused_until > now
+                if queue.paused:
+                    self.clock.call_at(queue.paused_until, self._pause_end, state, queue,
+                                       queue.paused_until)
+        if not state.busy:
+            self._serve(state)
+        return True
+
+    def _pause_end(self, state: Port, queue: Queue, until: int) -> None:
+        if queue.paused_until == until and queue.paused:  # not replaced by a later frame
+            queue.paused = False
+            if not state.busy:
+                self._serve(state)
 
     def reset_watermarks(self) -> None:
         """Start every queue's watermark again from its occupancy now."""

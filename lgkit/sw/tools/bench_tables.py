@@ -350,10 +350,11 @@ def stf_bench(program: Path, adds: int) -> dict[str, dict[str, list[float]]]:
     for name, lines in orders.items():
         stmts = parse_stf("\n".join(lines))
         runner = StfRunner(Pipeline.load(compiled), info)
+        runner.ports = {2}
         times: dict[str, list[float]] = {"add": [], "packet": []}
         for stmt in stmts:
             started = time.perf_counter()
-            runner.execute(stmt, {2})
+            runner.execute(stmt)
             times["add" if isinstance(stmt, AddStmt) else "packet"].append(
                 time.perf_counter() - started)
         if len(runner.received.get(2, [])) != adds:

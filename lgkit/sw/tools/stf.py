@@ -12,10 +12,14 @@ Statements (keywords case-insensitive, `#` starts a comment):
   register_read NAME INDEX [OP VALUE]  register_write NAME INDEX VALUE   register_reset NAME
   meter_set_rates NAME INDEX RATE:BURST RATE:BURST   meter_array_set_rates NAME RATE:BURST ...
   wait [DURATION]                      (DURATION: an integer with ns, us, ms or s: `wait 20ms`)
+TNA programs (the kit's addition; lgkit/sw/exec/arch/tna/pktgen.py): the packet generator's
+  pktgen_timer APP PERIOD_NS [one_shot] [OPTION=VALUE...]   pktgen_port_down APP [OPTION=VALUE...]
+  pktgen_disable APP   port_down PORT
 Time (the virtual clock of untimed runs, lgkit/sw/exec/passclock.py): each packet is processed
 to completion when it is sent, every pass costing the clock a fixed time; `wait` alone lets no
 time pass (there is nothing left to wait for), `wait DURATION` (the kit's addition) lets that
-much virtual time pass before the next statement.
+much virtual time pass before the next statement (TNA: the timer packets due meanwhile run, and
+queues a PFC pause held leave when it ends).
 Action profiles and selectors (the kit's addition, simple_switch_CLI's words; members and
 groups get BMv2's handles: 0, 1, ... in creation order):
   act_prof_create_member PROFILE ACTION(PARAM:VALUE, ...)   act_prof_create_group PROFILE
@@ -34,6 +38,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from finsy.proto import p4i
 
+from lgkit.sw.exec.arch.tna.pktgen import USAGE as PKTGEN_USAGE
 from lgkit.sw.lang.tna_p4info import standard_view
 
 if TYPE_CHECKING:
@@ -199,6 +204,7 @@ COMMAND_USAGE = {
     "meter_set_rates": "NAME INDEX RATE:BURST RATE:BURST",
     "meter_array_set_rates": "NAME RATE:BURST RATE:BURST",
     "wait": "[DURATION] (e.g. 20ms, 500us)",
+    **PKTGEN_USAGE,
     "act_prof_create_member": "PROFILE ACTION(PARAM:VALUE, ...)",
     "act_prof_create_group": "PROFILE",
     "act_prof_add_member_to_group": "PROFILE MEMBER GROUP",
@@ -220,6 +226,10 @@ COMMAND_ARITY = {
     "meter_set_rates": (3, 4),
     "meter_array_set_rates": (2, 3),
     "wait": (0, 1),
+    "pktgen_timer": (2, 9),
+    "pktgen_port_down": (1, 5),
+    "pktgen_disable": (1, 1),
+    "port_down": (1, 1),
     "act_prof_create_group": (1, 1),
     "act_prof_add_member_to_group": (3, 3),
 }
@@ -510,26 +520,26 @@ class StfRunner:
         self.group_nodes: dict[int, list[int]] = {}
         self.mc_clones: dict[int, int] = {}
         self.added = 0
+        self.ports: set[int] = set()
 
     def run(self, stmts: list[Stmt]) -> StfResult:
-        ports = {s.port for s in stmts if isinstance(s, PacketStmt | ExpectStmt)}
+        self.ports = {s.port for s in stmts if isinstance(s, PacketStmt | ExpectStmt)}
         for stmt in stmts:
             try:
-                self.execute(stmt, ports)
+                self.execute(stmt)
             except (ValueError, KeyError, IndexError) as exc:
                 message = exc.args[0] if exc.args else type(exc).__name__
                 raise StfError(self.filename, stmt.line, str(message)) from None
         self.compare([s for s in stmts if isinstance(s, ExpectStmt)])
         return self.result
 
-    def execute(self, stmt: Stmt, ports: set[int]) -> None:
+    def execute(self, stmt: Stmt) -> None:
         if isinstance(stmt, PacketStmt):
             self.refresh_clone_groups()
-            for port, data in self.run_packet(self.pipeline, stmt.port, stmt.data):
-                if port in ports:
-                    self.received.setdefault(port, []).append(data)
-                else:
-                    self.result.ignored.append((port, data))
+            self.collect(self.run_packet(self.pipeline, stmt.port, stmt.data))
+        elif isinstance(stmt, CommandStmt) and stmt.keyword in PKTGEN_USAGE:
+            self.refresh_clone_groups()
+            self.collect(self.pipeline.arch.command(self.pipeline, stmt.keyword, stmt.words))
         elif isinstance(stmt, AddStmt):
             self.add_entry(stmt)
         elif isinstance(stmt, SetDefaultStmt):
@@ -539,6 +549,14 @@ class StfRunner:
         elif isinstance(stmt, CommandStmt):
             handler = getattr(self, "do_" + stmt.keyword)
             handler(stmt)
+
+    def collect(self, outputs: list[tuple[int, bytes]]) -> None:
+        """Transmitted packets: to their port's expectations, or ignored (no expect names it)."""
+        for port, data in outputs:
+            if port in self.ports:
+                self.received.setdefault(port, []).append(data)
+            else:
+                self.result.ignored.append((port, data))
 
     # ----------------------------------------------------------------- tables
 
@@ -782,7 +800,9 @@ class StfRunner:
         """Packets are processed to completion as they are sent: `wait` alone has nothing to
         wait for; `wait DURATION` lets that much virtual time pass."""
         if stmt.words:
-            self.pipeline.untimed_clock.advance(parse_duration(stmt.words[0]))
+            self.refresh_clone_groups()
+            self.collect(self.pipeline.arch.advance(self.pipeline,
+                                                    parse_duration(stmt.words[0])))
 
     # ----------------------------------------------------------------- comparison
 

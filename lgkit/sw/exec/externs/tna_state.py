@@ -1,5 +1,6 @@
 """TNA's stateful externs: Register<T, I>, RegisterAction<T, I, U> (its `apply` the instance's
-own implementation, run by `execute`), Counter<W, I>, DirectCounter<W> and Meter<I>."""
+own implementation, run by `execute`), DirectRegister<T> and DirectRegisterAction<T, U> (a cell
+per entry of the table that names the register), Counter<W, I>, DirectCounter<W>, Meter<I>."""
 
 from __future__ import annotations
 
@@ -39,6 +40,16 @@ class StructRegister:
                                                                     strict=True)]
 
 
+def struct_widths(decl: ir.InstanceDecl) -> list[int] | None:
+    """The field widths of a register's element type when it is a struct of bit<W> fields."""
+    t = decl.type_ref.resolved
+    elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
+    if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
+            isinstance(ft, BitsT) for _, ft in elem.fields):
+        return [ft.width for _, ft in elem.fields if isinstance(ft, BitsT)]
+    return None
+
+
 class Bound:
     """A RegisterAction's state: the register it reads and writes."""
 
@@ -53,11 +64,8 @@ class TnaRegister(Register):
     name = "Register"
 
     def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
-        t = decl.type_ref.resolved
-        elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
-        if isinstance(elem, StructLikeT) and elem.kind == "struct" and all(
-                isinstance(ft, BitsT) for _, ft in elem.fields):
-            widths = [ft.width for _, ft in elem.fields if isinstance(ft, BitsT)]
+        widths = struct_widths(decl)
+        if widths is not None:
             reg = StructRegister(qname, int(args[0]), widths)
             if len(args) > 1 and isinstance(args[1], list):
                 reg.values = [list(args[1]) for _ in range(reg.size)]
@@ -99,12 +107,6 @@ class RegisterAction(ExternType):
                args: list[ir.Expr]) -> str:
         if name != "execute":
             raise unsupported(call, f"RegisterAction.{name}")
-        fn = b.impls["apply"]
-        params = fn.decl.params
-        value = fn.param_slots[params[0].name]
-        rv = fn.param_slots[params[1].name] if len(params) > 1 else None
-        if rv is not None and not is_scalar(rv.type):
-            raise unsupported(call, "a RegisterAction whose return value is not bit<W>")
         reg = b.obj.register
         cells = calls.gen.const_obj(reg.values)
         i, out = fx.temp(), fx.temp()
@@ -112,20 +114,102 @@ class RegisterAction(ExternType):
         fx.line(f"{out} = 0")
         fx.line(f"if {i} < {reg.size}:")
         with fx.indent():
-            n = size_of(value.type)
-            span = f"S[{value.base}]" if n == 1 and is_scalar(value.type) else \
-                f"S[{value.base}:{value.base + n}]"
-            fx.line(f"{span} = {cells}[{i}]")
-            if rv is not None:
-                fx.line(f"S[{rv.base}] = 0")
-            fx.line(f"{fn.fn}(S, P)")
-            fx.line(f"{cells}[{i}] = {span}")
-            if rv is not None:
-                fx.line(f"{out} = S[{rv.base}]")
+            run_apply(fx, call, b, out, f"{cells}[{i}]")
         fx.line("else:")
         with fx.indent():
             message = f"error: register {reg.name}: RegisterAction index "
             fx.line(f"_logs.append({message!r} + str({i}) + ' out of range')")
+        return out
+
+
+def run_apply(fx: FnCtx, call: ir.Call, b: ExternB, out: str, cell: str) -> None:
+    """The lines that run the instance's `apply` on `cell` (an lvalue): the cell into the value
+    parameter, rv from 0, apply, the value back into the cell, rv into `out`."""
+    fn = b.impls.get("apply")
+    if fn is None:  # `this.execute()` in the instance's own apply
+        raise unsupported(call, f"{b.kind}.execute of the instance inside its own apply")
+    params = fn.decl.params
+    value = fn.param_slots[params[0].name]
+    rv = fn.param_slots[params[1].name] if len(params) > 1 else None
+    if rv is not None and not is_scalar(rv.type):
+        raise unsupported(call, f"a {b.kind} whose return value is not bit<W>")
+    n = size_of(value.type)
+    span = f"S[{value.base}]" if n == 1 and is_scalar(value.type) else \
+        f"S[{value.base}:{value.base + n}]"
+    fx.line(f"{span} = {cell}")
+    if rv is not None:
+        fx.line(f"S[{rv.base}] = 0")
+    fx.line(f"{fn.fn}(S, P)")
+    fx.line(f"{cell} = {span}")
+    if rv is not None:
+        fx.line(f"{out} = S[{rv.base}]")
+
+
+class DirectCells:
+    """A DirectRegister<T>: one cell per entry of the table that names it (`registers = r`),
+    kept on the entry (TableEntry.register; None until first executed: `initial`)."""
+
+    def __init__(self, name: str, initial: int | list[int]):
+        self.name = name
+        self.initial = initial
+
+
+class TnaDirectRegister(ExternType):
+    """DirectRegister() / DirectRegister(initial_value): cells only a DirectRegisterAction
+    reaches (read / write of the register itself are refused)."""
+
+    name = "DirectRegister"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        widths = struct_widths(decl)
+        if widths is not None:
+            given = list(args[0]) if args and isinstance(args[0], list) else [0] * len(widths)
+            return DirectCells(qname, [v & ((1 << w) - 1)
+                                       for v, w in zip(given, widths, strict=True)])
+        t = decl.type_ref.resolved
+        elem = t.type_args[0] if isinstance(t, ExternT) and t.type_args else None
+        if not isinstance(elem, BitsT):
+            raise unsupported(decl, "a DirectRegister of something other than bit<W> or a "
+                              "struct of bit<W> fields")
+        return DirectCells(qname, int(args[0]) & ((1 << elem.width) - 1) if args else 0)
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        raise unsupported(call, f"DirectRegister.{name} (the built-in target reaches a "
+                          "DirectRegister through a DirectRegisterAction)")
+
+
+class DirectRegisterAction(ExternType):
+    """execute(): `apply` on the cell of the entry its register's table hit in this pass (the
+    table that names it, applied last); on a miss, or from another table's action, nothing runs
+    and it returns 0 (the model's choice: a miss has no entry to address)."""
+
+    name = "DirectRegisterAction"
+
+    def make(self, gen: CodeGen, decl: ir.InstanceDecl, qname: str, args: list[Any]) -> Any:
+        reg = args[0]
+        if not isinstance(getattr(reg, "obj", None), DirectCells):
+            raise unsupported(decl, "a DirectRegisterAction of something other than a "
+                              "DirectRegister")
+        return reg.obj
+
+    def method(self, calls: Calls, fx: FnCtx, call: ir.Call, b: ExternB, name: str,
+               args: list[ir.Expr]) -> str:
+        if name != "execute":
+            raise unsupported(call, f"DirectRegisterAction.{name}")
+        cells: DirectCells = b.obj
+        hit, out = fx.temp(), fx.temp()
+        fx.line(f"{out} = 0")
+        fx.line(f"{hit} = P.dreg[1] if P.dreg is not None and P.dreg[0] == {cells.name!r} "
+                "else None")
+        fx.line(f"if {hit} is not None:")
+        with fx.indent():
+            initial = calls.gen.const_obj(cells.initial)
+            copy = "[:]" if isinstance(cells.initial, list) else ""
+            fx.line(f"if {hit}.register is None:")
+            with fx.indent():
+                fx.line(f"{hit}.register = {initial}{copy}")
+            run_apply(fx, call, b, out, f"{hit}.register")
         return out
 
 
@@ -181,4 +265,5 @@ class TnaMeter(ExternType):
         return colour
 
 
-STATE = (TnaRegister(), RegisterAction(), TnaCounter(), TnaDirectCounter(), TnaMeter())
+STATE = (TnaRegister(), RegisterAction(), TnaDirectRegister(), DirectRegisterAction(),
+         TnaCounter(), TnaDirectCounter(), TnaMeter())

@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.exprs import unsupported
-from lgkit.sw.exec.interp.scope import ExternB
+from lgkit.sw.exec.interp.scope import ExternB, Scope
 from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.types import ExternT
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.interp.codegen import CodeGen
-    from lgkit.sw.exec.interp.scope import Scope
 
 # Cells one register, counter or meter array may hold: each is a Python list allocated when the
 # program loads (8 bytes a cell per list), so 2^22 cells cost 32-64 MB; 2^30 would cost GBs.
@@ -52,5 +51,9 @@ def make_extern(gen: CodeGen, d: ir.InstanceDecl, qname: str, scope: Scope | Non
     obj = kind.make(gen, d, qname, args)
     var = f"X_{len(gen.externs)}"
     gen.ns[var] = obj
-    impls = {f.name: gen.compile_function(f, scope or gen.global_scope) for f in d.methods}
-    return ExternB(var, name, qname, obj, kind, impls)
+    binding = ExternB(var, name, qname, obj, kind)
+    outer = scope or gen.global_scope
+    inner = Scope(outer, outer.prefix)  # `this` in an implementation: the instance
+    inner.bind(d, binding)
+    binding.impls.update({f.name: gen.compile_function(f, inner) for f in d.methods})
+    return binding

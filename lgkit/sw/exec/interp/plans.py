@@ -38,6 +38,7 @@ class TablePlan:
     bmv2_priorities: bool = False  # const entries use @priority(n): the smallest n wins
     direct_counter: str | None = None
     direct_meter: str | None = None
+    direct_register: str | None = None  # TNA's DirectRegister: a hit's cell is entry.register
     direct_counter_kind: str = "packets_and_bytes"
     direct_meter_kind: str = "bytes"
     support_timeout: bool = False  # hits stamp entry.last_hit_us (P4Runtime idle timeout)

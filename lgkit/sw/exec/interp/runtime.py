@@ -50,6 +50,7 @@ class Ctx:
         "digest",
         "truncate",
         "dm",
+        "dreg",
         "count_len",
         "steps",
         "loops",
@@ -69,6 +70,7 @@ class Ctx:
         self.digest: tuple[str, tuple] | None = None
         self.truncate: int | None = None
         self.dm = 0
+        self.dreg: tuple | None = None  # (direct register, hit entry) of the last table applied
         self.count_len = len(data)
         self.steps = 0  # parser state transitions so far (bounded: error.ParserTimeout)
         self.loops = 0  # loop iterations so far in this pass (bounded: LoopLimit)

@@ -101,14 +101,16 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
         size = _const_size(d.size)
     plan = TablePlan(qname, var, d, keys, actions, default, d.default_is_const, size)
     plan.entries_const = bool(d.entries) and d.entries_are_const
-    for prop, attr in (("counters", "direct_counter"), ("meters", "direct_meter")):
+    for prop, attr in (("counters", "direct_counter"), ("meters", "direct_meter"),
+                       ("registers", "direct_register")):
         pe = d.properties.get(prop)
         if pe is not None:
             eb = scope.get(getattr(pe, "decl", None))
             if not isinstance(eb, ExternB):
                 raise unsupported(pe, f"table property {prop}")
             setattr(plan, attr, eb.qname)
-            setattr(plan, attr + "_kind", eb.obj)
+            if prop != "registers":
+                setattr(plan, attr + "_kind", eb.obj)
     impl = d.properties.get("implementation")
     if impl is not None:
         eb = scope.get(getattr(impl, "decl", None))
@@ -118,8 +120,8 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
         if d.entries:
             raise unsupported(d.entries[0], "entries in a table with an action profile")
     for prop in d.properties:
-        if prop not in ("counters", "meters", "largest_priority_wins", "support_timeout",
-                        "implementation"):
+        if prop not in ("counters", "meters", "registers", "largest_priority_wins",
+                        "support_timeout", "implementation"):
             raise unsupported(d.properties[prop], f"table property '{prop}'")
     lpw = d.properties.get("largest_priority_wins")
     plan.largest_priority_wins = not (isinstance(lpw, ir.BoolLit) and not lpw.value)
@@ -156,6 +158,8 @@ def table_plan(gen: CodeGen, d: ir.TableDecl, scope: Scope, prefix: str) -> Tabl
     if plan.direct_meter:
         packets = plan.direct_meter_kind == "packets"
         fx.line(f"P.dm = _dmeter(h.entry, {packets}, P.count_len, P.now) if h.hit else 0")
+    if plan.direct_register:  # DirectRegisterAction.execute in the action (tna_state.py)
+        fx.line(f"P.dreg = ({plan.direct_register!r}, h.entry if h.hit else None)")
     _dispatch(fx, actions)
     fx.line("return h")
     gen.functions.append(fx.source(f"def {fname}(S, P):"))

@@ -57,7 +57,8 @@ class TableEntry:
     `priority`: the larger number wins (P4Runtime). In a table with an action profile or
     selector, `member` or `group` names what the entry runs (`action` is ""). `counter` is
     (packets, bytes) for a table with a direct counter; `meter_config` is ((cir, cburst),
-    (pir, pburst)) or None for a table with a direct meter. `idle_timeout_ns` and `last_hit_us`
+    (pir, pburst)) or None for a table with a direct meter; `register` the cell of a TNA
+DirectRegister (None: its initial value). `idle_timeout_ns` and `last_hit_us`
     (the switch clock at the last hit, stamped by tables with `support_timeout = true`) serve
     P4Runtime's idle timeout.
     """
@@ -70,6 +71,7 @@ class TableEntry:
     bytes: int = 0
     meter_config: tuple[tuple[int, int], tuple[int, int]] | None = None
     meter_state: list[float] | None = None
+    register: Any = None
     idle_timeout_ns: int = 0
     last_hit_us: int = 0
     idle_reported_at_hit: int | None = None

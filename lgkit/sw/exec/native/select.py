@@ -61,6 +61,7 @@ class NativeUntimed(Architecture):
         self.inner = arch
         self.native = native
         self.name, self.package, self.externs = arch.name, arch.package, arch.externs
+        self.commands = arch.commands
 
     def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
         """The architecture's own."""
@@ -69,6 +70,14 @@ class NativeUntimed(Architecture):
     def bind(self, pl: Pipeline) -> Passes:
         """The architecture's own."""
         return self.inner.bind(pl)
+
+    def advance(self, pl: Pipeline, ns: int) -> list[tuple[int, bytes]]:
+        """The architecture's own (a PFC frame is not consumed on the native engine)."""
+        return self.inner.advance(pl, ns)
+
+    def command(self, pl: Pipeline, keyword: str, words: list[str]) -> list[tuple[int, bytes]]:
+        """The architecture's own."""
+        return self.inner.command(pl, keyword, words)
 
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet through ingress and egress on the native engine, each pass one tick of

@@ -260,10 +260,12 @@ class Checker(TableChecker):
             method = wanted.pop(fn.name, None)
             if method is None:
                 raise self.fail(fn.loc, f"'{fn.name}' is not an abstract method of {extern.name}")
-            self.check_implementation(fn, method, bindings, scope)
+            self.check_implementation(decl, fn, method, bindings, scope)
 
-    def check_implementation(self, fn: ir.FunctionDecl, method: ir.ExternMethod,
-                             bindings: dict[str, t.P4Type], scope: Scope) -> None:
+    def check_implementation(self, decl: ir.InstanceDecl, fn: ir.FunctionDecl,
+                             method: ir.ExternMethod, bindings: dict[str, t.P4Type],
+                             scope: Scope) -> None:
+        """One abstract method's implementation; in its body `this` names the instance."""
         if fn.type_params:
             raise self.fail(fn.loc, "unsupported: generic abstract method implementations")
         ret = self.resolve_type(fn.ret, scope)
@@ -276,6 +278,7 @@ class Checker(TableChecker):
             raise self.fail(fn.loc, f"'{fn.name}' takes {required} to {len(method.params)} "
                             f"parameters, not {len(fn.params)}")
         inner = Scope(scope)
+        inner.declare("this", decl, fn.loc)
         self.check_params(fn.params, inner, declare_in=inner)
         for mine, theirs in zip(fn.params, method.params, strict=False):
             assert theirs.type_ref.resolved is not None

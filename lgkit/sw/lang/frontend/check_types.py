@@ -34,6 +34,9 @@ class TypeChecker:
 
     def lookup(self, scope: Scope, name: str, loc: ir.Loc) -> Any:
         found = scope.lookup(name)
+        if found is None and name == "this":
+            raise self.fail(loc, "'this' is only allowed in the implementation of an abstract "
+                            "method (in an extern instance's initializer)")
         if found is None:
             raise self.fail(loc, f"unknown name '{name}'")
         if id(found) in self.failed:

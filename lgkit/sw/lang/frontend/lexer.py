@@ -18,9 +18,6 @@ _TYPE_NAME_PATTERNS = [
 _TYPE_PARAMS = re.compile(rf"<\s*({_NAME}(?:\s*,\s*{_NAME})*)\s*>\s*[({{]")
 _COMMENTS_AND_STRINGS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.DOTALL)
 _BUILTIN_TYPE_NAMES = {"packet_in", "packet_out", "value_set"}
-_UNSUPPORTED_WORDS = {
-    "this": ("'this' (abstract method implementations)", (".", ")", ",", ";")),
-}
 _KEYWORD_TYPE_STARTS = {"bit", "int", "varbit", "bool", "tuple", "error", "string"}
 _TYPE_WITH_ARGS = {"bit", "int", "varbit", "tuple"}
 _NAME_TYPES = {"IDENT", "TYPE_IDENT", "DONTCARE"}
@@ -39,14 +36,6 @@ def scan_type_names(text: str) -> set[str]:
     for m in _TYPE_PARAMS.finditer(text):
         names.update(n.strip() for n in m.group(1).split(","))
     return names
-
-
-class UnsupportedSyntax(Exception):
-    """A construct of newer P4 versions the subset leaves out, found while lexing."""
-
-    def __init__(self, tok: Token, what: str) -> None:
-        super().__init__(what)
-        self.tok, self.what = tok, what
 
 
 class _Shadows:
@@ -96,10 +85,6 @@ class PostLexer:
         while pending is not None:
             tok, pending = pending, next(tokens, None)
             value = tok.value
-            if tok.type == "IDENT" and value in _UNSUPPORTED_WORDS and pending is not None:
-                what, followers = _UNSUPPORTED_WORDS[value]
-                if pending.value in followers:
-                    raise UnsupportedSyntax(tok, what)
             if braces == 0 and tok.type != "IDENT" and value == "const":
                 top_const = True
             if tok.type == "TYPE_IDENT" and self._is_shadowed(tok, prev, pending, shadows,

@@ -20,7 +20,6 @@ from lgkit.sw.lang import ir
 from lgkit.sw.lang.frontend.diagnostics import P4Error, error_at
 from lgkit.sw.lang.frontend.lexer import (
     PostLexer,
-    UnsupportedSyntax,
     parse_annotation,
     parse_int_literal,
     scan_type_names,
@@ -58,9 +57,6 @@ def parse_program(text: str, filename: str) -> ir.Program:
             tree = parser.parse(clean)
     except UnexpectedInput as exc:
         raise error_at(builder.loc_at(exc.line, exc.column), _syntax_message(exc)) from None
-    except UnsupportedSyntax as exc:
-        loc = builder.loc_at(exc.tok.line, exc.tok.column)
-        raise error_at(loc, f"unsupported: {exc.what}") from None
     try:
         return builder.transform(tree)
     except VisitError as exc:

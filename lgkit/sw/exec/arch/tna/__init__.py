@@ -1,6 +1,7 @@
 """The Tofino Native Architecture (tna.p4 as bf-p4c ships it, Tofino 1): its externs (the
 registry lines below), its blocks on the metadata layout (program.py) and its passes
-(passes.py); the untimed driver is v1model's (it only calls the passes)."""
+(passes.py); its untimed runs are v1model's driver with the packet generator and PFC pause
+around it (arch/untimed.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture, Passes
 from lgkit.sw.exec.arch.tna import passes
+from lgkit.sw.exec.arch.tna.pktgen import USAGE
 from lgkit.sw.exec.arch.tna.program import compile_tna
-from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.externs.base import Registry
 from lgkit.sw.exec.externs.tna_functions import FUNCTIONS
 from lgkit.sw.exec.externs.tna_hash import HASHES
@@ -28,6 +29,7 @@ class Tna(Architecture):
     name = "tna"
     package = "Switch"
     externs = Registry.of(Verify(), *STATE, *HASHES, *PATHS, *FUNCTIONS)
+    commands = USAGE
 
     def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
         return compile_tna(program, self.externs, optimise)
@@ -36,9 +38,6 @@ class Tna(Architecture):
         pl.slots = passes.Slots(pl)
         return (partial(passes.ingress, pl), partial(passes.ingress_job, pl),
                 partial(passes.egress, pl))
-
-    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        return run_untimed(pl, port, data)
 
 
 TNA = Tna()

@@ -1,6 +1,6 @@
 """The v1model architecture (V1Switch) as BMv2 simple_switch runs it: its externs (the registry
 lines below), its blocks on the metadata layout (program.py) and its passes and untimed driver
-(passes.py)."""
+(passes.py); untimed runs with PFC pause (arch/untimed.py)."""
 
 from __future__ import annotations
 
@@ -40,9 +40,6 @@ class V1Model(Architecture):
     def bind(self, pl: Pipeline) -> Passes:
         pl.slots = passes.Slots(pl)  # standard_metadata slots and blocks, for the passes
         return pl.slots.passes
-
-    def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        return passes.run_untimed(pl, port, data)
 
 
 V1MODEL = V1Model()

@@ -21,6 +21,9 @@ from lgkit.sw.exec.interp.runtime import Ctx, ExitBlock, LoopLimit, StackIndexEr
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from lgkit.sw.exec.pfc import UntimedPause
     from lgkit.sw.exec.pipeline import Pipeline
 
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = range(7)
@@ -409,27 +412,34 @@ def _replicas(
     return jobs
 
 
-def run_untimed(pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
+def run_untimed(pl: Pipeline, port: int, data: bytes | None,
+                jobs: Iterable[EgressJob] = (), pause: UntimedPause | None = None
+                ) -> list[tuple[int, bytes]]:
     """Drive one packet and everything it causes to completion on the pipeline's virtual clock
     (passclock.py: each pass costs the clock's pass_ns; the traffic manager costs nothing, so
     a job is enqueued and dequeued at the same time); returns transmitted packets in order.
     Resubmitted/recirculated packets are served before egress work (BMv2's high-priority
     ingress queue); egress copies are processed FIFO. The work stops, with an error logged,
-    when it has taken the clock's limit_ns of virtual time."""
+    when it has taken the clock's limit_ns of virtual time. With `data` None only `jobs` (egress
+    jobs a PFC pause held) run; `pause` holds the egress jobs of paused queues (exec/pfc.py)."""
     clock = pl.untimed_clock
     deadline = clock.now_ns + clock.limit_ns
     outputs: list[tuple[int, bytes]] = []
-    ingress_q: deque[IngressJob | None] = deque([None])
-    egress_q: deque[EgressJob] = deque()
+    ingress_q: deque[IngressJob | None] = deque([None] if data is not None else [])
+    egress_q: deque[EgressJob] = deque(jobs)
     while ingress_q or egress_q:
         if clock.now_ns >= deadline:
             pl.logs.append(f"error: too many resubmit/recirculate/clone passes; stopped after "
                            f"{clock.limit_ns / 1e9:g} s of virtual time")
             break
+        if pause is not None and not ingress_q and pause.holds(egress_q[0], clock.now_ns):
+            egress_q.popleft()
+            continue
         now = clock.tick()
         if ingress_q:
             job = ingress_q.popleft()
-            res = pl.ingress(port, data, now) if job is None else pl.ingress_job(job, now)
+            res = pl.ingress(port, cast(bytes, data), now) if job is None \
+                else pl.ingress_job(job, now)
             egress_q.extend(res.egress)
             if res.resubmit is not None:
                 ingress_q.append(res.resubmit)
