@@ -100,6 +100,45 @@ expect 2 02C60204080A0C
 packet 1 02 02
 expect 2 00
 """
+RUNTIME_INDEX_P4 = """#include <core.p4>
+#include <v1model.p4>
+header tag_t { bit<8> v; }
+header eth_t { bit<8> i; bit<8> j; bit<8> k; }
+struct headers { eth_t eth; tag_t[2] tags; }
+struct meta_t { }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.eth); transition select(hdr.eth.i) { 9: stack; default: at; } }
+    state stack { pk.extract(hdr.tags.next); transition accept; }
+    state at { pk.extract(hdr.tags[hdr.eth.i]); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 2;
+        if (hdr.eth.j < 2 && hdr.tags[hdr.eth.j].isValid()) {
+            hdr.tags[hdr.eth.j].v = hdr.tags[hdr.eth.j].v + 1;
+        }
+        hdr.tags[hdr.eth.k].v = 7;
+        hdr.eth.j = 0xEE;
+    }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    apply { hdr.tags.last.v = hdr.tags.last.v | 0x10; hdr.eth.i = 0xDD; }
+}
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+RUNTIME_INDEX_STF = """
+packet 1 09 00 00 30 AA
+expect 2 DD EE 00 17 AA
+packet 1 01 01 01 30 AA
+expect 2 01 EE 01 07 AA
+packet 1 00 05 05 30 AA
+expect 2 00 05 05 30 AA
+packet 1 05 05 00 30 AA
+expect 2 05 EE 00 30 AA
+"""
 DIGESTING_P4 = ROUTER_P4.replace("l2_check.apply();",
                                  "l2_check.apply(); digest<bit<32>>(1, hdr.ipv4.srcAddr);")
 HASHES_P4 = """#include <core.p4>
@@ -298,6 +337,18 @@ def test_header_stacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     pop_front, lastIndex, emit of a stack, on both engines."""
     monkeypatch.setenv(ENGINE_ENV, "python")
     assert "PASS" in stf_on_both(tmp_path, capsys, STACKS_P4, STACKS_STF)
+
+
+def test_stack_elements_at_run_time_indices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """extract into, read and write stack[expression] and `.last`; out of bounds the parser
+    fails (StackOutOfBounds, the payload after what it extracted) and a control block ends with
+    the Python engine's log line; && skips an index it does not evaluate."""
+    monkeypatch.setenv(ENGINE_ENV, "python")
+    out = stf_on_both(tmp_path, capsys, RUNTIME_INDEX_P4, RUNTIME_INDEX_STF)
+    assert "PASS" in out
+    assert out.count("header stack index out of bounds in ingress; the block ended") == 1
+    assert out.count("header stack index out of bounds in egress; the block ended") == 3
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["opt", "no-opt"])

@@ -14,10 +14,13 @@ from lgkit.sw.exec.interp.exprs import enum_value
 from lgkit.sw.exec.interp.plans import qualified
 from lgkit.sw.exec.native import runtime_c
 from lgkit.sw.exec.native.layout import (
+    Dyn,
     Layout,
     Node,
+    Slot,
     Stack,
     Unsupported,
+    fixed,
     header_bytes,
     is_signed,
     mask,
@@ -102,6 +105,7 @@ class _Fn:
         self.lines: list[str] = []
         self.kind = kind
         self.level = 1
+        self.jump_at = 0  # where a block catches a stack index error (after its declarations)
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
@@ -136,6 +140,7 @@ class _Gen:
         self.temps = 0
         self.emit_bytes = 0  # the most header bytes the deparser can write
         self.functions_of: dict[int, int] = {}  # id(FunctionDecl) -> C id
+        self.dynamic = False  # a stack is indexed at run time: blocks catch an index error
 
     # ------------------------------------------------------------------ program
 
@@ -147,20 +152,21 @@ class _Gen:
         for d in self.program.decls:
             if isinstance(d, ir.InstanceDecl) and d is not self.program.main:
                 self._instance(d, "")
-        bodies = {}
+        fns = {}
         for key in BLOCK_PARAMS:
             decl = blocks[key]
             assert isinstance(decl, ir.ParserDecl | ir.ControlDecl), "V1Switch's blocks"
             if decl.ctor_params or getattr(decl, "type_params", None):
                 raise Unsupported(f"block {decl.name} with constructor or type parameters")
-            bodies[key] = self._block(key, decl)
+            fns[key] = self._block(key, decl)
+        bodies = {key: "\n".join(self._catching(key, fn)) for key, fn in fns.items()}
         if not self.roots["SM"].fields:
             raise Unsupported("standard_metadata")
         return Program(self._source(bodies), self.table_list, self.register_list,
                        self.counter_list,
                        self.emit_bytes, self.layout.widths,
                        {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)},
-                       self._field_lists(), self.roots["H"].slots(), self.requests)
+                       self._field_lists(), fixed(self.roots["H"].slots()), self.requests)
 
     def _field_lists(self) -> dict[int, list[int]]:
         """@field_list(ids...) annotated user metadata fields (nested structs included); an id
@@ -173,7 +179,8 @@ class _Gen:
             t = node.type
             for name, place in node.fields.items():
                 tokens = t.field_annotations.get(name, {}).get("field_list")
-                slots = [place] if isinstance(place, int) else place.slots()
+                slots = [place] if isinstance(place, int) else fixed(
+                    [] if isinstance(place, Dyn) else place.slots())
                 for tok in " ".join(tokens or ()).replace(",", " ").split():
                     ident = consts.get(tok)
                     if ident is None and not tok.lstrip("-").isdigit():
@@ -194,7 +201,22 @@ class _Gen:
                 raise Unsupported(f"a scalar {role} parameter")
             self.roots[role] = node
 
-    def _block(self, key: str, decl: Any) -> str:
+    def _catching(self, key: str, fn: _Fn) -> list[str]:
+        """A block's lines, catching a stack index error when the program indexes at run time:
+        the parser fails with StackOutOfBounds where it was, a control block ends with the
+        Python engine's log line (RANGE_ERRORS' last, STACK_WHERE)."""
+        if not self.dynamic:
+            return fn.lines
+        if key == "p":
+            oob = self._error_code("StackOutOfBounds")
+            catch = f"if (setjmp(c->jb)) {{ err = {oob}; goto fail; }}"
+            fn.lines[fn.jump_at - 1] = "    volatile uint32_t pos = 0;"  # kept at the jump
+        else:
+            code = _error_code(len(RANGE_ERRORS) - 1, STACK_BLOCKS.get(key, 0))
+            catch = f"if (setjmp(c->jb)) {{ range_error(c, {code}, 0); return; }}"
+        return [*fn.lines[:fn.jump_at], "    " + catch, *fn.lines[fn.jump_at:]]
+
+    def _block(self, key: str, decl: Any) -> _Fn:
         env: dict[int, Any] = {}
         for param, role in zip(decl.params, BLOCK_PARAMS[key], strict=True):
             env[id(param)] = role if role == "pkt" else self.roots[role]
@@ -209,7 +231,7 @@ class _Gen:
         else:
             self._stmt(fn, decl.apply)
             fn.line("done: ;")
-        return "\n".join(fn.lines)
+        return fn
 
     def _local(self, fn: _Fn, d: ir.Decl, prefix: str) -> None:
         if isinstance(d, ir.VarDecl):
@@ -365,7 +387,9 @@ class _Gen:
         if "start" not in names:
             raise Unsupported("a parser without a start state")
         err = self._sm("parser_error")
-        fn.line("uint32_t end = c->len << 3, pos = 0, steps = 0; u64 err = 0; (void)err;")
+        fn.line("uint32_t end = c->len << 3, steps = 0; u64 err = 0; (void)err;")
+        fn.line("uint32_t pos = 0;")
+        fn.jump_at = len(fn.lines)
         fn.line("goto st_start;")
         timeout = self._error_code("ParserTimeout")
         for state in decl.states:
@@ -428,7 +452,7 @@ class _Gen:
         if isinstance(target, ir.Member) and isinstance(target.expr.type, StackT):
             self._extract_next(fn, target)
             return
-        node = self._node(target)
+        node = self._node(target, fn)
         if node.valid is None:
             raise Unsupported("extract into a non-header")
         bits = header_bytes(node) * 8
@@ -444,7 +468,7 @@ class _Gen:
         if target.name != "next" or not isinstance(stack, Stack):
             raise Unsupported(f"extract into stack member .{target.name}")
         first, stride, nxt = stack.elems[0], stack.stride, stack.next_index
-        if stack.elems[-1].slots()[0] != first.slots()[0] + stride * (len(stack.elems) - 1):
+        if not stack.evenly_laid_out():
             raise Unsupported("a header stack whose elements are not evenly laid out")
         bits = header_bytes(first) * 8
         fn.line(f"if (c->F[{nxt}] >= {len(stack.elems)}) {{ err = "
@@ -479,7 +503,7 @@ class _Gen:
             return
         if node.valid is None:
             for sub in node.fields.values():
-                if isinstance(sub, int):
+                if isinstance(sub, int | Dyn):
                     raise Unsupported("emit of a struct with a non-header field")
                 self._emit(fn, sub)
             return
@@ -564,14 +588,15 @@ class _Gen:
                 value: str = "") -> None:
         """lhs = rhs (`target`: the place instead of lhs; `value`: C text instead of rhs)."""
         if isinstance(lhs, ir.Slice):
-            dst = self._slot(lhs.expr)
+            dst = self._settled(fn, self._slot(lhs.expr, fn))
             m = (1 << (lhs.hi - lhs.lo + 1)) - 1
             fn.line(f"c->F[{dst}] = (c->F[{dst}] & ~(0x{m:X}ULL << {lhs.lo})) | "
                     f"(({self._value(fn, rhs, value)} & 0x{m:X}ULL) << {lhs.lo});")
             return
         if target is None:
             assert lhs is not None, "an assignment without its place has a left-hand side"
-            target = self._place(lhs)
+            target = self._agg(lhs, fn) if isinstance(lhs.type, StructLikeT | StackT) \
+                else self._settled(fn, self._place(lhs, fn))
         dst = target
         if isinstance(dst, Node | Stack):
             if isinstance(rhs, ir.ListExpr | ir.StructExpr) and isinstance(dst, Node):
@@ -579,7 +604,7 @@ class _Gen:
                 return
             assert rhs is not None, "a struct-like assignment always has its right-hand side"
             self._writes(dst.slots())
-            src = self._agg(rhs)
+            src = self._agg(rhs, fn)
             pairs = zip(dst.slots(), src.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{s}];" for d, s in pairs) or ";")
             return
@@ -591,10 +616,19 @@ class _Gen:
         if isinstance(dst, Ref):
             fn.line(f"{dst} = {self._value(fn, rhs, rhs_text)};")
             return
-        if isinstance(dst, str):
+        if isinstance(dst, str) and not isinstance(dst, Dyn):
             raise Unsupported("assignment to an action parameter")
         self._writes([dst])
         fn.line(f"c->F[{dst}] = {self._value(fn, rhs, rhs_text)};")
+
+    def _settled(self, fn: _Fn, place: Any) -> Any:
+        """A left-hand side's slot computed before its right-hand side is (the order of
+        evaluation: its index first)."""
+        if not isinstance(place, Dyn):
+            return place
+        tmp = self._temp()
+        fn.line(f"u64 {tmp} = {place};")
+        return Dyn(tmp, place.slot)
 
     def _value(self, fn: _Fn, rhs: ir.Expr | None, value: str) -> str:
         """An assignment's value: its C text when given, else the right-hand side's."""
@@ -693,7 +727,7 @@ class _Gen:
     def _store_back(self, fn: _Fn, place: Any, arg: ir.Expr) -> None:
         """Copy-out: an out/inout parameter's slots into the argument."""
         if isinstance(place, Node | Stack):
-            dst = self._agg(arg)
+            dst = self._agg(arg, fn)
             self._writes(dst.slots())
             pairs = zip(dst.slots(), place.slots(), strict=True)
             fn.line(" ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
@@ -751,7 +785,7 @@ class _Gen:
 
     def _header_method(self, fn: _Fn, call: ir.Call) -> None:
         name = call.callee
-        node = self._node(_method(call).expr)
+        node = self._node(_method(call).expr, fn)
         if node.valid is None:
             raise Unsupported(f"{name} on a header union")
         if name == "setValid":
@@ -793,7 +827,7 @@ class _Gen:
         data_bytes = self._bit_data(fn, data)
         fn.line(f"    u64 sum = csum16({data_bytes}) & {mask(width_of(target.type))};")
         if name == "update_checksum":
-            fn.line(f"    c->F[{self._slot(target)}] = sum;")
+            fn.line(f"    c->F[{self._slot(target, fn)}] = sum;")
         else:
             err = self._sm("checksum_error")
             if err is None:
@@ -813,28 +847,29 @@ class _Gen:
             fn.line(put if valid is None else f"if (c->F[{valid}]) {{ {put} }}")
         return f"{buf}, ({bits} + 7) >> 3"
 
-    def _pieces(self, fn: _Fn, e: ir.Expr) -> list[tuple[str, int, int | None]]:
+    def _pieces(self, fn: _Fn, e: ir.Expr) -> list[tuple[str, int, Slot | None]]:
         """A field list's scalars as (C value, width, the valid slot of their header)."""
         if isinstance(e, ir.ListExpr):
             return [p for item in e.items for p in self._pieces(fn, item)]
         if isinstance(e.type, StructLikeT | StackT):
-            return self._agg_pieces(self._agg(e), None)
+            return self._agg_pieces(self._agg(e, fn), None)
         valid = None
         if (isinstance(e, ir.Member) and isinstance(e.expr.type, StructLikeT)
                 and e.expr.type.kind == "header"):
-            valid = self._node(e.expr).valid
+            valid = self._node(e.expr, fn).valid
         return [(self._ex(fn, e), width_of(e.type), valid)]
 
-    def _agg_pieces(self, agg: Node | Stack, valid: int | None
-                    ) -> list[tuple[str, int, int | None]]:
+    def _agg_pieces(self, agg: Node | Stack, valid: Slot | None
+                    ) -> list[tuple[str, int, Slot | None]]:
         if isinstance(agg, Stack):
             return [p for elem in agg.elems for p in self._agg_pieces(elem, valid)]
         if agg.valid is not None:
             valid = agg.valid
-        out: list[tuple[str, int, int | None]] = []
+        out: list[tuple[str, int, Slot | None]] = []
         for f in agg.fields.values():
-            if isinstance(f, int):
-                out.append((f"c->F[{f}]", self.layout.widths[f], valid))
+            if isinstance(f, int | Dyn):
+                width = self.layout.widths[f if isinstance(f, int) else f.slot]
+                out.append((f"c->F[{f}]", width, valid))
             else:
                 out.extend(self._agg_pieces(f, valid))
         return out
@@ -887,14 +922,14 @@ class _Gen:
                     "goto fail; }")
             fn.line(f"pos += {amount};")
         elif kind == "packet_out" and method == "emit":
-            self._emit(fn, self._agg(args[0]))
+            self._emit(fn, self._agg(args[0], fn))
         elif kind == "register" and method in ("read", "write"):
             spec = self.registers.get(id(getattr(obj, "decl", None)))
             if spec is None:
                 raise Unsupported("a register passed as a parameter")
             if method == "read":
                 fn.line(f"{{ u64 i = {self._ex(fn, args[1])}; if (i < {spec.size}) "
-                        f"c->F[{self._slot(args[0])}] = c->R[{spec.index}][i]; "
+                        f"c->F[{self._slot(args[0], fn)}] = c->R[{spec.index}][i]; "
                         f"else range_error(c, {_error_code(0, spec.index)}, i); }}")
             else:
                 fn.line(f"{{ u64 i = {self._ex(fn, args[0])}; if (i < {spec.size}) "
@@ -912,48 +947,72 @@ class _Gen:
 
     # ------------------------------------------------------------------ places and values
 
-    def _place(self, e: ir.Expr) -> Any:
-        """What an l-value names: a slot number, a Node, or an action parameter's C text."""
+    def _place(self, e: ir.Expr, fn: _Fn | None = None) -> Any:
+        """What an l-value names: a slot number (Dyn when computed at run time), a Node, or an
+        action parameter's C text; `fn` lets a stack be indexed at run time (each use of the
+        element evaluates its index, so && and ?: skip it as the Python engine does)."""
         if isinstance(e, ir.PathExpr):
             found = self.env.get(id(e.decl))
             if found is None:
                 raise Unsupported(f"name {e.name} ({type(e.decl).__name__})")
             return found
         if isinstance(e, ir.Member):
-            inner = self._place(e.expr)
+            inner = self._place(e.expr, fn)
             if isinstance(inner, Node) and e.name in inner.fields:
                 return inner.fields[e.name]
+            if isinstance(inner, Stack) and e.name in ("next", "last") and fn is not None:
+                back = " - 1" if e.name == "last" else ""
+                return self._element(inner, f"c->F[{inner.next_index}]{back}")
             raise Unsupported(f"member .{e.name}")
         if isinstance(e, ir.Index):
-            stack = self._place(e.expr)
+            stack = self._place(e.expr, fn)
+            if not isinstance(stack, Stack):
+                raise Unsupported("an index into a value that is not a header stack")
             try:
                 index = _const_int(e.index)
             except Unsupported:
-                raise Unsupported("a header stack index that is not a constant") from None
-            if not isinstance(stack, Stack) or not 0 <= index < len(stack.elems):
+                if fn is None:
+                    raise Unsupported("a header stack index that is not a constant here") \
+                        from None
+                return self._element(stack, self._ex(fn, e.index))
+            if not 0 <= index < len(stack.elems):
                 raise Unsupported("an index outside its header stack")
             return stack.elems[index]
         raise Unsupported(f"l-value {type(e).__name__}")
 
-    def _agg(self, e: ir.Expr) -> Node | Stack:
-        found = self._place(e)
+    def _element(self, stack: Stack, index: str) -> Node:
+        """Element `index` (C text) of a stack: out of bounds, the block ends (runtime_c's si,
+        the Python engine's StackIndexError)."""
+        if not stack.evenly_laid_out():
+            raise Unsupported("a header stack whose elements are not evenly laid out")
+        self.dynamic = True
+        return stack.elems[0].shifted(f"{stack.stride} * si(c, {index}, {len(stack.elems)})")
+
+    def _agg(self, e: ir.Expr, fn: _Fn | None = None) -> Node | Stack:
+        """A struct, header or stack; an element at a run-time index has its index computed
+        once, here (the statement then uses all its slots)."""
+        found = self._place(e, fn)
         if isinstance(found, int | str):
             raise Unsupported("a scalar where a struct, header or stack was expected")
+        if isinstance(found, Node) and found.origin is not None and fn is not None:
+            base = self._temp()
+            fn.line(f"u64 {base} = {found.base};")
+            return found.origin.shifted(base)
         return found
 
-    def _node(self, e: ir.Expr) -> Node:
-        found = self._place(e)
+    def _node(self, e: ir.Expr, fn: _Fn | None = None) -> Node:
+        found = self._agg(e, fn)
         if not isinstance(found, Node):
             raise Unsupported("a scalar where a struct or header was expected")
         return found
 
-    def _slot(self, e: ir.Expr) -> int:
-        found = self._place(e)
-        if not isinstance(found, int):
+    def _slot(self, e: ir.Expr, fn: _Fn | None = None) -> Slot:
+        found = self._place(e, fn)
+        if not isinstance(found, int | Dyn):
             raise Unsupported("a struct, header or parameter where a field was expected")
         return found
 
-    def _writes(self, slots: list[int]) -> None:
+    def _writes(self, slots: list[Slot]) -> None:
         """Note a write of standard_metadata.mcast_grp: the program multicasts."""
         if self._sm("mcast_grp") in slots:
             self.requests = True
@@ -1030,8 +1089,8 @@ class _Gen:
         if e.name in ("hit", "miss") and isinstance(e.expr, ir.Call):
             hit = f"((({self._apply(e.expr)}) >> 16) & 1)"
             return hit if e.name == "hit" else f"(!{hit})"
-        found = self._place(e)
-        if not isinstance(found, int):
+        found = self._place(e, fn)
+        if not isinstance(found, int | Dyn):
             raise Unsupported("a struct or header as a value")
         return f"c->F[{found}]"
 
@@ -1043,8 +1102,8 @@ class _Gen:
                 raise Unsupported("a function with out/inout parameters inside an expression")
             return self._user_call(fn, e)
         if e.kind is ir.CallKind.HEADER_METHOD and e.callee == "isValid":
-            node = self._node(_method(e).expr)
-            if node.valid is None:
+            node = self._place(_method(e).expr, fn)  # no temporary: && may skip it
+            if not isinstance(node, Node) or node.valid is None:
                 raise Unsupported("isValid on a header union")
             return f"c->F[{node.valid}]"
         raise Unsupported(f"call of kind {e.kind.value if e.kind else '?'} in an expression")
@@ -1124,7 +1183,11 @@ class _Gen:
 
 RANGE_ERRORS = ("register {name}: read index {index} out of range",
                 "register {name}: write index {index} out of range",
-                "counter {name}: index {index} out of range")  # as the Python engine logs them
+                "counter {name}: index {index} out of range",
+                "header stack index out of bounds{name}; the block ended")  # as the Python
+# engine logs them; a stack index error's "array" is where it happened (STACK_WHERE)
+STACK_BLOCKS = {"ig": 1, "eg": 2}
+STACK_WHERE = ["", " in ingress", " in egress"]
 
 
 def _method(call: ir.Call) -> ir.Member:

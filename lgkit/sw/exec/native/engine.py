@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.tables import Lpm, Table, key_matcher, normalised_key
 from lgkit.sw.exec.jobs import EgressJob, EgressResult, IngressJob, IngressResult
-from lgkit.sw.exec.native.cgen import DRAW_BITS64, RANGE_ERRORS, Program
+from lgkit.sw.exec.native.cgen import DRAW_BITS64, RANGE_ERRORS, STACK_WHERE, Program
 from lgkit.sw.exec.native.layout import Unsupported
 from lgkit.sw.exec.native.runtime_c import MAX_ERRORS
 
@@ -320,11 +320,11 @@ class NativeEngine:
         return self._replicas(copy, targets, EGRESS_CLONE, data)
 
     def _log_errors(self) -> None:
-        """The pass's out-of-range register and counter accesses, logged as the Python engine
-        logs them."""
+        """The pass's out-of-range register and counter accesses and stack index errors,
+        logged as the Python engine logs them."""
         errors, logs = self._errors, self.pl.logs
         names = [[r.name for r in self.program.registers]] * 2 + [
-            [c.name for c in self.program.counters]]
+            [c.name for c in self.program.counters], STACK_WHERE]
         count = errors[0]
         for i in range(min(count, MAX_ERRORS)):
             what, index = errors[1 + 2 * i], errors[2 + 2 * i]

@@ -40,33 +40,62 @@ def mask(width: int) -> str:
     return f"0x{(1 << width) - 1:X}ULL"
 
 
+class Dyn(str):
+    """The C text of a slot number computed at run time (a field of a header stack element at a
+    run-time index); `slot` is the field's slot in element 0 (its width)."""
+
+    slot: int
+
+    def __new__(cls, text: str, slot: int) -> Dyn:
+        made = super().__new__(cls, text)
+        made.slot = slot
+        return made
+
+
+Slot = int | Dyn  # a slot number, or its C text when computed at run time
+
+
 @dataclass
 class Node:
     """A struct-like value's slots: `valid` for a header, `fields` by name (a slot number for a
-    scalar, a Node for a nested struct or header)."""
+    scalar, a Node for a nested struct or header). A stack element at a run-time index has Dyn
+    slots: element 0's plus `base` (C text), `origin` being element 0."""
 
     type: StructLikeT
-    valid: int | None
-    fields: dict[str, int | Node | Stack] = field(default_factory=dict)
+    valid: Slot | None
+    fields: dict[str, Slot | Node | Stack] = field(default_factory=dict)
+    base: str = ""
+    origin: Node | None = None
 
-    def header_fields(self) -> list[tuple[int, int, int]]:
+    def header_fields(self) -> list[tuple[Slot, int, int]]:
         """A header's fields as (slot, bit offset, width), in wire order."""
-        out: list[tuple[int, int, int]] = []
+        out: list[tuple[Slot, int, int]] = []
         off = 0
         for name, ft in self.type.fields:
             w = width_of(ft)
             slot = self.fields[name]
-            if not isinstance(slot, int):
+            if not isinstance(slot, int | Dyn):
                 raise Unsupported(f"header field {name} that is not a scalar")
             out.append((slot, off, w))
             off += w
         return out
 
-    def slots(self) -> list[int]:
+    def shifted(self, base: str) -> Node:
+        """This header (a stack's element 0) moved by `base` slots, computed at run time."""
+        def at(k: int) -> Dyn:
+            return Dyn(f"({base} + {k})", k)
+
+        fields: dict[str, Slot | Node | Stack] = {
+            name: at(k) for name, k in self.fields.items() if isinstance(k, int)}
+        if len(fields) != len(self.fields) or not isinstance(self.valid, int):
+            raise Unsupported("a run-time index into a stack of non-headers")
+        return Node(self.type, at(self.valid), fields, base, self)
+
+    def slots(self) -> list[Slot]:
         """Every slot of the value, the valid bit first (for copies)."""
-        out = [] if self.valid is None else [self.valid]
+        out: list[Slot] = [] if self.valid is None else [self.valid]
         for f in self.fields.values():
-            out.extend([f] if isinstance(f, int) else f.slots())
+            out.extend([f] if isinstance(f, int | Dyn) else f.slots())
         return out
 
 
@@ -83,8 +112,20 @@ class Stack:
     def stride(self) -> int:
         return len(self.elems[0].slots())
 
-    def slots(self) -> list[int]:
+    def evenly_laid_out(self) -> bool:
+        """Whether element i's slots are element 0's plus i * stride (run-time indices)."""
+        first, last = fixed(self.elems[0].slots())[0], fixed(self.elems[-1].slots())[0]
+        return last == first + self.stride * (len(self.elems) - 1)
+
+    def slots(self) -> list[Slot]:
         return [self.next_index] + [k for e in self.elems for k in e.slots()]
+
+
+def fixed(slots: list[Slot]) -> list[int]:
+    """The slots of a declared value (never a stack element at a run-time index)."""
+    out = [k for k in slots if isinstance(k, int)]
+    assert len(out) == len(slots), "a declared value's slots are numbers"
+    return out
 
 
 class Layout:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 HEADER = r"""
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ typedef struct ctx {
     u64 *CP[NCOUNTERS];
     u64 *CB[NCOUNTERS];
     u64 (*draw)(int kind, u64 lo, u64 hi);  /* the pipeline's generator (engine.py) */
+    jmp_buf jb;  /* where the running block catches a stack index out of bounds */
 } ctx;
 
 static inline u64 rd(const uint8_t *d, uint32_t pos, int w) {
@@ -65,6 +67,11 @@ static void range_error(ctx *c, u64 what, u64 index) {
         c->errors[c->nerrors][1] = index;
     }
     c->nerrors++;
+}
+
+static inline u64 si(ctx *c, u64 index, u64 size) {  /* a stack index checked at run time */
+    if (index >= size) longjmp(c->jb, 1);
+    return index;
 }
 
 static inline u64 rdb(const uint8_t *d, int n) {  /* n whole bytes, big-endian */
