@@ -141,6 +141,7 @@ class _Gen:
         self.emit_bytes = 0  # the most header bytes the deparser can write
         self.functions_of: dict[int, int] = {}  # id(FunctionDecl) -> C id
         self.dynamic = False  # a stack is indexed at run time: blocks catch an index error
+        self.effects = 0  # calls with side effects generated inside expressions so far
 
     # ------------------------------------------------------------------ program
 
@@ -693,7 +694,10 @@ class _Gen:
                 slots = [place] if isinstance(place, int) else place.slots()
                 fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots))
             else:
+                effects = self.effects
                 values.append(self._ex(fn, a.value))
+                if self.effects != effects and len(call.args) > 1:
+                    raise Unsupported("an argument with side effects beside others")
         if isinstance(decl, ir.ActionDecl):
             arr = f"(const u64[]){{{', '.join(values)}}}" if values else "0"
             return f"act_{self._action_of(decl)}(c, {arr})"
@@ -1098,15 +1102,27 @@ class _Gen:
         if e.kind is ir.CallKind.EXTERN_METHOD and _method(e).name in ("lookahead", "length"):
             return self._packet_in(fn, e)
         if e.kind is ir.CallKind.FUNCTION:
-            if self._outs(e):
-                raise Unsupported("a function with out/inout parameters inside an expression")
-            return self._user_call(fn, e)
+            return self._effect(fn, e) if self._outs(e) else self._user_call(fn, e)
         if e.kind is ir.CallKind.HEADER_METHOD and e.callee == "isValid":
             node = self._place(_method(e).expr, fn)  # no temporary: && may skip it
             if not isinstance(node, Node) or node.valid is None:
                 raise Unsupported("isValid on a header union")
             return f"c->F[{node.valid}]"
         raise Unsupported(f"call of kind {e.kind.value if e.kind else '?'} in an expression")
+
+    def _effect(self, fn: _Fn, call: ir.Call) -> str:
+        """A function with out/inout parameters called inside an expression: a GNU C statement
+        expression (copy-in, the call, copy-out), so it runs where C evaluates it (&&, || and
+        ?: may skip it; _ex_Binary orders the operands around it)."""
+        saved, level = fn.lines, fn.level
+        fn.lines, fn.level = [], 0
+        result = self._temp()
+        fn.line(f"u64 {result} = {self._user_call(fn, call)};")
+        self._copy_out(fn, call)
+        body = " ".join(line.strip() for line in fn.lines)
+        fn.lines, fn.level = saved, level
+        self.effects += 1
+        return f"({{ {body} {result}; }})"
 
     def _ex_Slice(self, fn: _Fn, e: ir.Slice) -> str:  # noqa: N802
         return f"(({self._ex(fn, e.expr)} >> {e.lo}) & {mask(e.hi - e.lo + 1)})"
@@ -1130,7 +1146,15 @@ class _Gen:
         return f"({x} & {mask(width_of(e.type))})"
 
     def _ex_Binary(self, fn: _Fn, e: ir.Binary) -> str:  # noqa: N802
-        a, b = self._ex(fn, e.left), self._ex(fn, e.right)
+        a = self._ex(fn, e.left)
+        effects = self.effects
+        b = self._ex(fn, e.right)
+        if self.effects == effects or e.op in ("&&", "||"):
+            return self._binary(e, a, b)
+        left = self._temp()  # the right operand has side effects: the left one goes first
+        return f"({{ u64 {left} = {a}; {self._binary(e, left, b)}; }})"
+
+    def _binary(self, e: ir.Binary, a: str, b: str) -> str:
         op = e.op
         if op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
             if op in ("<", "<=", ">", ">=") and is_signed(e.left.type):
