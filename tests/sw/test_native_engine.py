@@ -7,6 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
+from test_interp_helpers import PRELUDE
+from test_interp_loop_bound import PROGRAM as LOOP_PROGRAM
+from test_interp_loop_bound import frame
 from testpaths import TESTS
 
 from lgkit.cli import main
@@ -349,6 +352,24 @@ def test_stack_elements_at_run_time_indices(tmp_path: Path, monkeypatch: pytest.
     assert "PASS" in out
     assert out.count("header stack index out of bounds in ingress; the block ended") == 1
     assert out.count("header stack index out of bounds in egress; the block ended") == 3
+
+
+def test_loops_and_their_bound() -> None:
+    """tests/sw/test_interp_loop_bound.py's program on both engines: loops within the bound,
+    past it in ingress and in egress (the pass ends, its packet dropped, one line naming the
+    loop), the bound changed between packets."""
+    compiled = compile_source(PRELUDE + LOOP_PROGRAM, "test.p4")
+    seen = []
+    for engine in ("python", "native"):
+        pl = Pipeline.load(compiled, seed=1)
+        assert (use_engine(pl, compiled.ir, engine) is not None) == (engine == "native")
+        sent = [pl.run_untimed(0, frame(5, 3)), pl.run_untimed(0, frame(0xFFFFFFFF))]
+        pl.max_loop_iterations = 20
+        sent += [pl.run_untimed(0, frame(0, 4)), pl.run_untimed(0, frame(0, 5)),
+                 pl.run_untimed(0, frame(2))]
+        seen.append((sent, pl.logs))
+    assert seen[0] == seen[1]
+    assert [len(s) for s in seen[1][0]] == [1, 0, 1, 0, 1] and len(seen[1][1]) == 2
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["opt", "no-opt"])

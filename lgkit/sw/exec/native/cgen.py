@@ -86,6 +86,7 @@ class Program:
     field_lists: dict[int, list[int]] = field(default_factory=dict)  # @field_list id -> slots
     header_slots: list[int] = field(default_factory=list)  # every slot of the headers
     requests: bool = False  # it clones, resubmits, recirculates, truncates or multicasts
+    loops: list[str] = field(default_factory=list)  # where each loop is (C id -> source loc)
 
 
 def generate(program: ir.Program) -> Program:
@@ -106,6 +107,7 @@ class _Fn:
         self.kind = kind
         self.level = 1
         self.jump_at = 0  # where a block catches a stack index error (after its declarations)
+        self.loops: list[int] = []  # the loops being generated, innermost last (their C ids)
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
@@ -142,6 +144,8 @@ class _Gen:
         self.functions_of: dict[int, int] = {}  # id(FunctionDecl) -> C id
         self.dynamic = False  # a stack is indexed at run time: blocks catch an index error
         self.effects = 0  # calls with side effects generated inside expressions so far
+        self.presets: dict[int, str] = {}  # id(expr) -> its C text (an assignment's place)
+        self.loops: list[str] = []  # every loop's source location, by C id
 
     # ------------------------------------------------------------------ program
 
@@ -167,7 +171,8 @@ class _Gen:
                        self.counter_list,
                        self.emit_bytes, self.layout.widths,
                        {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)},
-                       self._field_lists(), fixed(self.roots["H"].slots()), self.requests)
+                       self._field_lists(), fixed(self.roots["H"].slots()), self.requests,
+                       self.loops)
 
     def _field_lists(self) -> dict[int, list[int]]:
         """@field_list(ids...) annotated user metadata fields (nested structs included); an id
@@ -205,7 +210,7 @@ class _Gen:
     def _catching(self, key: str, fn: _Fn) -> list[str]:
         """A block's lines, catching a stack index error when the program indexes at run time:
         the parser fails with StackOutOfBounds where it was, a control block ends with the
-        Python engine's log line (RANGE_ERRORS' last, STACK_WHERE)."""
+        Python engine's log line (RANGE_ERRORS[STACK_ERROR], STACK_WHERE)."""
         if not self.dynamic:
             return fn.lines
         if key == "p":
@@ -213,7 +218,7 @@ class _Gen:
             catch = f"if (setjmp(c->jb)) {{ err = {oob}; goto fail; }}"
             fn.lines[fn.jump_at - 1] = "    volatile uint32_t pos = 0;"  # kept at the jump
         else:
-            code = _error_code(len(RANGE_ERRORS) - 1, STACK_BLOCKS.get(key, 0))
+            code = _error_code(STACK_ERROR, STACK_BLOCKS.get(key, 0))
             catch = f"if (setjmp(c->jb)) {{ range_error(c, {code}, 0); return; }}"
         return [*fn.lines[:fn.jump_at], "    " + catch, *fn.lines[fn.jump_at:]]
 
@@ -249,9 +254,14 @@ class _Gen:
             raise Unsupported(f"local declaration {type(d).__name__}")
 
     def _var(self, fn: _Fn, d: ir.VarDecl) -> None:
-        self.env[id(d)] = self.layout.value(d.type_ref.resolved)
+        """A variable: its initialiser, else zero (an invalid header), as the Python engine
+        (a loop body or an action runs it again)."""
+        place = self.env[id(d)] = self.layout.value(d.type_ref.resolved)
         if d.init is not None:
-            self._assign(fn, ir.PathExpr(d.loc, d.name), d.init, target=self.env[id(d)])
+            self._assign(fn, ir.PathExpr(d.loc, d.name), d.init, target=place)
+        else:
+            slots = [place] if isinstance(place, int) else place.slots()
+            fn.line(" ".join(f"c->F[{k}] = 0;" for k in slots) or ";")
 
     def _instance(self, d: ir.InstanceDecl, prefix: str) -> None:
         control = next((c for c in self.program.decls if isinstance(c, ir.ControlDecl)
@@ -543,6 +553,10 @@ class _Gen:
             fn.line("}")
         elif isinstance(s, ir.CallStmt):
             self._call_stmt(fn, s.call)
+        elif isinstance(s, ir.For | ir.ForIn):
+            self._loop(fn, s)
+        elif isinstance(s, ir.Break | ir.Continue):
+            fn.line(f"goto {'brk' if isinstance(s, ir.Break) else 'cnt'}_{fn.loops[-1]};")
         elif isinstance(s, ir.Switch):
             self._switch(fn, s)
         elif isinstance(s, ir.Return) and fn.kind == "function":
@@ -555,6 +569,59 @@ class _Gen:
             fn.line("goto done;" if fn.kind == "block" else "return;")
         else:
             raise Unsupported(f"statement {type(s).__name__}")
+
+    def _loop(self, fn: _Fn, s: ir.For | ir.ForIn) -> None:
+        """A loop as a C `for`: each iteration counts towards the pass's max_loop_iterations
+        (past it the pass ends, its packet dropped: runtime_c's loop_limit); break and
+        continue are gotos (a C `break` would leave a switch)."""
+        n = len(self.loops)
+        self.loops.append(str(s.loc))
+        fn.line("{")
+        fn.level += 1
+        count = f"if (++c->loops > c->loop_limit) loop_limit(c, {n});"
+        if isinstance(s, ir.For):
+            for init in s.init:
+                self._stmt(fn, init)
+            fn.line(f"for (int first_{n} = 1;; first_{n} = 0) {{")
+            fn.line(f"    if (!first_{n}) {{")
+            fn.level += 2
+            for update in s.update:
+                self._stmt(fn, update)
+            fn.level -= 2
+            fn.line("    }")
+            if s.cond is not None:
+                fn.line(f"    if (!({self._ex(fn, s.cond)})) break;")
+            fn.line(f"    {count}")
+        else:
+            self._for_in(fn, s, n, count)
+        fn.loops.append(n)
+        self._nested(fn, s.body)
+        fn.loops.pop()
+        fn.line(f"    cnt_{n}: ;")
+        fn.line("}")
+        fn.level -= 1
+        fn.line(f"brk_{n}: ; }}")
+
+    def _for_in(self, fn: _Fn, s: ir.ForIn, n: int, count: str) -> None:
+        """`for (v in lo .. hi)`, or over a stack's elements 0 .. size-1 (each copied into v at
+        the start of its iteration, valid or not)."""
+        var = self.env[id(s.var)] = self.layout.value(s.var.type_ref.resolved)
+        if s.hi is not None:
+            if is_signed(s.var.type_ref.resolved) or not isinstance(var, int):
+                raise Unsupported("a for-in over a range of signed values")
+            fn.line(f"u64 lo_{n} = {self._ex(fn, s.lo)}, hi_{n} = {self._ex(fn, s.hi)};")
+            fn.line(f"for (u64 i_{n} = lo_{n}; i_{n} <= hi_{n}; i_{n}++) {{")
+            fn.line(f"    {count} c->F[{var}] = i_{n};")
+            return
+        stack = self._agg(s.lo, fn)
+        if not isinstance(stack, Stack) or not isinstance(var, Node) or (
+                not stack.evenly_laid_out()):
+            raise Unsupported("a for-in over a value that is not a header stack")
+        element = stack.elems[0].shifted(f"{stack.stride} * i_{n}")
+        fn.line(f"for (u64 i_{n} = 0; i_{n} < {len(stack.elems)}; i_{n}++) {{")
+        fn.line(f"    {count}")
+        pairs = zip(var.slots(), element.slots(), strict=True)
+        fn.line("    " + " ".join(f"c->F[{d}] = c->F[{k}];" for d, k in pairs))
 
     def _nested(self, fn: _Fn, s: ir.Stmt) -> None:
         fn.level += 1
@@ -591,9 +658,13 @@ class _Gen:
         if isinstance(lhs, ir.Slice):
             dst = self._settled(fn, self._slot(lhs.expr, fn))
             m = (1 << (lhs.hi - lhs.lo + 1)) - 1
+            self.presets[id(lhs)] = f"((c->F[{dst}] >> {lhs.lo}) & 0x{m:X}ULL)"
+            new = self._value(fn, rhs, value)
+            del self.presets[id(lhs)]
             fn.line(f"c->F[{dst}] = (c->F[{dst}] & ~(0x{m:X}ULL << {lhs.lo})) | "
-                    f"(({self._value(fn, rhs, value)} & 0x{m:X}ULL) << {lhs.lo});")
+                    f"(({new} & 0x{m:X}ULL) << {lhs.lo});")
             return
+        reads = target is None  # `lhs op= rhs` reads the place lhs names
         if target is None:
             assert lhs is not None, "an assignment without its place has a left-hand side"
             target = self._agg(lhs, fn) if isinstance(lhs.type, StructLikeT | StackT) \
@@ -620,7 +691,11 @@ class _Gen:
         if isinstance(dst, str) and not isinstance(dst, Dyn):
             raise Unsupported("assignment to an action parameter")
         self._writes([dst])
-        fn.line(f"c->F[{dst}] = {self._value(fn, rhs, rhs_text)};")
+        if reads:
+            self.presets[id(lhs)] = f"c->F[{dst}]"
+        new = self._value(fn, rhs, rhs_text)
+        self.presets.pop(id(lhs), None)
+        fn.line(f"c->F[{dst}] = {new};")
 
     def _settled(self, fn: _Fn, place: Any) -> Any:
         """A left-hand side's slot computed before its right-hand side is (the order of
@@ -1046,6 +1121,8 @@ class _Gen:
 
     def _ex(self, fn: _Fn, e: ir.Expr) -> str:
         """The C expression of a scalar P4 expression (uint64, within its width)."""
+        if id(e) in self.presets:
+            return self.presets[id(e)]
         method = getattr(self, "_ex_" + type(e).__name__, None)
         if method is None:
             raise Unsupported(f"expression {type(e).__name__}")
@@ -1138,6 +1215,9 @@ class _Gen:
         return f"({self._ex(fn, e.cond)} ? {self._ex(fn, e.then)} : {self._ex(fn, e.other)})"
 
     def _ex_Cast(self, fn: _Fn, e: ir.Cast) -> str:  # noqa: N802
+        if isinstance(e.expr, ir.IntLit) and isinstance(e.type, BitsT) and (
+                not isinstance(e.expr.type, BitsT)):  # an integer (say -1) into bit<W> / int<W>
+            return f"{e.expr.value & ((1 << width_of(e.type)) - 1)}ULL"
         x = self._ex(fn, e.expr)
         if isinstance(e.type, BoolT):
             return f"({x} != 0)"
@@ -1208,8 +1288,11 @@ class _Gen:
 RANGE_ERRORS = ("register {name}: read index {index} out of range",
                 "register {name}: write index {index} out of range",
                 "counter {name}: index {index} out of range",
-                "header stack index out of bounds{name}; the block ended")  # as the Python
-# engine logs them; a stack index error's "array" is where it happened (STACK_WHERE)
+                "header stack index out of bounds{name}; the block ended",
+                "the loop at {name} ran past {index} iterations in one pass (max_loop_iterations)"
+                "; the pass ended and its packet was dropped")  # as the Python engine logs
+# them; a stack index error's "array" is where it happened (STACK_WHERE), a loop's its C id
+STACK_ERROR = 3  # runtime_c's loop_limit records kind 4
 STACK_BLOCKS = {"ig": 1, "eg": 2}
 STACK_WHERE = ["", " in ingress", " in egress"]
 

@@ -41,7 +41,7 @@ SIGNATURES = {  # name: (argument types, result type)
     "lg_slots": ([PTR], PTR),
     "lg_clone_slots": ([PTR], PTR),
     "lg_errors": ([PTR], PTR),
-    "lg_config": ([PTR, U64, U32], None),
+    "lg_config": ([PTR, U64, U32, U64], None),
     "lg_rng": ([PTR, DRAW], None),
     "lg_array": ([PTR, INT, INT, U64P, U64P], None),
     "lg_table": ([PTR, INT, INT, INT, INT, U64P, ctypes.POINTER(ctypes.c_int32), U64P, INT,
@@ -78,7 +78,7 @@ class NativeEngine:
         self._tables = tables
         self._keep: dict[str, tuple] = {}  # the arrays the C side points into
         self._versions: dict[int, int] = {}  # Table.version of each table as last copied
-        self._config: tuple[int, int] = (-1, -1)
+        self._config: tuple[int, int, int] = (-1, -1, -1)
         self._share_arrays()
         self._draw = DRAW(self._drawn)  # kept: the C side calls it
         lib.lg_rng(self.ctx, self._draw)
@@ -126,9 +126,9 @@ class NativeEngine:
 
     def refresh(self) -> None:
         """Copy into the engine what changed in the pipeline: tables (by version), the drop
-        port and the parser bound."""
+        port, the parser and loop bounds."""
         pl = self.pl
-        config = (pl.drop_port, pl.max_parser_transitions)
+        config = (pl.drop_port, pl.max_parser_transitions, pl.max_loop_iterations)
         if config != self._config:
             self.lib.lg_config(self.ctx, *config)
             self._config = config
@@ -324,7 +324,7 @@ class NativeEngine:
         logged as the Python engine logs them."""
         errors, logs = self._errors, self.pl.logs
         names = [[r.name for r in self.program.registers]] * 2 + [
-            [c.name for c in self.program.counters], STACK_WHERE]
+            [c.name for c in self.program.counters], STACK_WHERE, self.program.loops]
         count = errors[0]
         for i in range(min(count, MAX_ERRORS)):
             what, index = errors[1 + 2 * i], errors[2 + 2 * i]

@@ -45,6 +45,9 @@ typedef struct ctx {
     u64 *CB[NCOUNTERS];
     u64 (*draw)(int kind, u64 lo, u64 hi);  /* the pipeline's generator (engine.py) */
     jmp_buf jb;  /* where the running block catches a stack index out of bounds */
+    jmp_buf pass_jb;  /* where the pass ends when its loops ran past loop_limit */
+    u64 loops, loop_limit;  /* iterations in this pass, Pipeline.max_loop_iterations */
+    int deparsing;  /* the egress pass is in the deparser (a loop-limit drop keeps clones) */
 } ctx;
 
 static inline u64 rd(const uint8_t *d, uint32_t pos, int w) {
@@ -72,6 +75,11 @@ static void range_error(ctx *c, u64 what, u64 index) {
 static inline u64 si(ctx *c, u64 index, u64 size) {  /* a stack index checked at run time */
     if (index >= size) longjmp(c->jb, 1);
     return index;
+}
+
+static void loop_limit(ctx *c, u64 loop) {  /* the loop ran past the pass's bound */
+    range_error(c, (4ULL << 32) | loop, c->loop_limit);
+    longjmp(c->pass_jb, 1);
 }
 
 static inline u64 rdb(const uint8_t *d, int n) {  /* n whole bytes, big-endian */
@@ -189,8 +197,8 @@ static void state_restore(ctx *c, const uint8_t *state, const uint8_t *data, uin
 }
 u64 *lg_errors(ctx *c) { return &c->nerrors; }
 void lg_rng(ctx *c, u64 (*draw)(int, u64, u64)) { c->draw = draw; }
-void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit) {
-    c->drop_port = drop_port; c->parser_limit = parser_limit;
+void lg_config(ctx *c, u64 drop_port, uint32_t parser_limit, u64 loop_limit) {
+    c->drop_port = drop_port; c->parser_limit = parser_limit; c->loop_limit = loop_limit;
 }
 void lg_array(ctx *c, int kind, int i, u64 *a, u64 *b) {
     if (kind == 0) c->R[i] = a; else { c->CP[i] = a; c->CB[i] = b; }
@@ -203,6 +211,8 @@ void lg_table(ctx *c, int i, int nrows, int nkeys, int nparams, u64 *rows, int32
 }
 
 static long ingress_body(ctx *c, const uint8_t *data, uint32_t len) {
+    c->loops = 0;
+    if (setjmp(c->pass_jb)) return -1;  /* past the loop bound: dropped */
     c->data = data; c->len = len; c->pos = 0; c->plen = len; c->count_len = len;
     c->F[SM_packet_length] = len;
     blk_p(c);
@@ -244,6 +254,8 @@ void lg_parse(ctx *c, uint32_t port, const uint8_t *data, uint32_t len) {
     memset(c->F, 0, sizeof c->F);
     c->F[SM_ingress_port] = port;
     c->data = data; c->len = len; c->pos = 0; c->plen = len; c->count_len = len;
+    c->loops = 0;
+    if (setjmp(c->pass_jb)) return;
     blk_p(c);
     blk_vr(c);
     lg_state_save(c);
@@ -260,12 +272,19 @@ long lg_egress(ctx *c, u64 port, u64 instance_type, u64 now, u64 enq_qdepth, u64
     SET_OPTIONAL
     c->F[SM_egress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
     c->F[RQ_CLONE] = 0;
+    c->loops = 0; c->deparsing = 0;
+    if (setjmp(c->pass_jb)) {  /* past the loop bound: dropped (an E2E clone of egress kept
+                                  only when the deparser ran past it) */
+        if (!c->deparsing) c->F[RQ_CLONE] = 0;
+        return -1;
+    }
     blk_eg(c);
     if (c->F[RQ_CLONE]) { lg_state_save(c); memcpy(c->CF, c->F, sizeof c->F); }
     if (c->F[SM_egress_spec] == c->drop_port) return -1;
     blk_ck(c);
     c->out = out; c->opos = 0;
     memset(out, 0, MAX_HEADER_BYTES);
+    c->deparsing = 1;
     blk_dep(c);
     uint32_t hlen = c->opos >> 3, start = c->pos >> 3;
     uint32_t rest = c->len > start ? c->len - start : 0;
