@@ -100,7 +100,7 @@ def run(stf: Path, compiled: object, stmts: list, engine: str, optimise: bool
 
 
 @pytest.mark.parametrize("optimise", [True, False], ids=["opt", "no-opt"])
-@pytest.mark.parametrize("corpus", list(CORPORA))
+@pytest.mark.parametrize("corpus", ["kit", pytest.param("p4c", marks=pytest.mark.slow)])
 def test_corpus_is_the_same_on_both_engines(corpus: str, optimise: bool,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     tests = programs(CORPORA[corpus])
