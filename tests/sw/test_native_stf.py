@@ -39,8 +39,6 @@ FALLBACKS = {
             "varbit_truncate": "values of type VarbitT"},
     "p4c": {"equality-bmv2": "values of type VarbitT",
             "gauntlet_action_return-bmv2": "bit<128> wider than 64 bits",
-            "gauntlet_function_if_hdr_return-bmv2": "l-value Call",
-            "gauntlet_hdr_function_cast-bmv2": "l-value Call",
             "gauntlet_hdr_in_value-bmv2": "expression ListExpr",
             "gauntlet_hdr_set_valid-bmv2": "a struct or header as a value",
             "gauntlet_nested_slice-bmv2": "l-value Slice",

@@ -108,6 +108,7 @@ class _Fn:
         self.level = 1
         self.jump_at = 0  # where a block catches a stack index error (after its declarations)
         self.loops: list[int] = []  # the loops being generated, innermost last (their C ids)
+        self.result: Node | None = None  # a function's header or struct result
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
@@ -142,6 +143,7 @@ class _Gen:
         self.temps = 0
         self.emit_bytes = 0  # the most header bytes the deparser can write
         self.functions_of: dict[int, int] = {}  # id(FunctionDecl) -> C id
+        self.returned: dict[int, Node] = {}  # id(FunctionDecl) -> its header or struct result
         self.dynamic = False  # a stack is indexed at run time: blocks catch an index error
         self.effects = 0  # calls with side effects generated inside expressions so far
         self.presets: dict[int, str] = {}  # id(expr) -> its C text (an assignment's place)
@@ -559,6 +561,9 @@ class _Gen:
             fn.line(f"goto {'brk' if isinstance(s, ir.Break) else 'cnt'}_{fn.loops[-1]};")
         elif isinstance(s, ir.Switch):
             self._switch(fn, s)
+        elif isinstance(s, ir.Return) and fn.kind == "function" and fn.result is not None:
+            self._assign(fn, None, s.value, target=fn.result)
+            fn.line("return 0;")
         elif isinstance(s, ir.Return) and fn.kind == "function":
             fn.line(f"return {self._ex(fn, s.value) if s.value is not None else '0'};")
         elif isinstance(s, ir.Exit | ir.Return):
@@ -832,9 +837,13 @@ class _Gen:
                 self.env[id(p)] = Ref(f"v{len(params)}")
                 params.append(f"u64 v{len(params)}")
         ret = d.ret.resolved
-        if not isinstance(ret, VoidT):
-            width_of(ret)
         fn = _Fn("function")
+        if isinstance(ret, StructLikeT):
+            result = self.layout.value(ret)
+            assert isinstance(result, Node), "a struct-like type's value is a Node"
+            fn.result = self.returned[id(d)] = result
+        elif not isinstance(ret, VoidT):
+            width_of(ret)
         self._stmt(fn, d.body)
         self.functions.append(f"static u64 fn_{index}(ctx *c{''.join(', ' + p for p in params)})"
                               " {\n    (void)c;\n" + "\n".join(fn.lines) + "\n    return 0;\n}")
@@ -1069,7 +1078,12 @@ class _Gen:
 
     def _agg(self, e: ir.Expr, fn: _Fn | None = None) -> Node | Stack:
         """A struct, header or stack; an element at a run-time index has its index computed
-        once, here (the statement then uses all its slots)."""
+        once, here (the statement then uses all its slots), a function's result is called
+        for here."""
+        if isinstance(e, ir.Call) and e.kind is ir.CallKind.FUNCTION and fn is not None:
+            fn.line(f"{self._user_call(fn, e)};")
+            self._copy_out(fn, e)
+            return self.returned[id(e.callee)]
         found = self._place(e, fn)
         if isinstance(found, int | str):
             raise Unsupported("a scalar where a struct, header or stack was expected")
