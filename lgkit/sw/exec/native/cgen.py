@@ -91,7 +91,10 @@ class Program:
 
 def generate(program: ir.Program) -> Program:
     """The C program of a v1model IR program (Unsupported when outside the subset)."""
-    return _Gen(program).run()
+    try:
+        return _Gen(program).run()
+    except RecursionError:  # the generator recurses once or twice per level of an expression
+        raise Unsupported("an expression nested too deeply") from None
 
 
 class Ref(str):
@@ -1240,13 +1243,13 @@ class _Gen:
         return f"({x} & {mask(width_of(e.type))})"
 
     def _ex_Binary(self, fn: _Fn, e: ir.Binary) -> str:  # noqa: N802
-        a = self._ex(fn, e.left)
         effects = self.effects
+        a = self._ex(fn, e.left)
         b = self._ex(fn, e.right)
         if self.effects == effects or e.op in ("&&", "||"):
             return self._binary(e, a, b)
-        left = self._temp()  # the right operand has side effects: the left one goes first
-        return f"({{ u64 {left} = {a}; {self._binary(e, left, b)}; }})"
+        left, right = self._temp(), self._temp()  # side effects: the left operand goes first
+        return f"({{ u64 {left} = {a}; u64 {right} = {b}; {self._binary(e, left, right)}; }})"
 
     def _binary(self, e: ir.Binary, a: str, b: str) -> str:
         op = e.op
