@@ -356,6 +356,7 @@ def test_stack_elements_at_run_time_indices(tmp_path: Path, monkeypatch: pytest.
     assert out.count("header stack index out of bounds in egress; the block ended") == 3
 
 
+@pytest.mark.slow  # 30 libraries to build
 def test_random_expressions_compute_what_the_spec_says_natively(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
