@@ -56,6 +56,16 @@ SIGNATURES = {  # name: (argument types, result type)
 }
 
 
+def _cells(size: int) -> type[ctypes.Array]:
+    """An array of `size` uint64 the C code updates that compares and prints as the list of
+    values it replaces (a register's or counter's cells)."""
+    def equal(self: ctypes.Array, other: object) -> bool:
+        return isinstance(other, list | ctypes.Array) and list(self) == list(other)
+
+    return type("Cells", (U64 * size,), {"__eq__": equal, "__hash__": None,
+                                         "__repr__": lambda self: repr(list(self))})
+
+
 def _u64s(values: list[int]) -> ctypes.Array:
     return (U64 * max(1, len(values)))(*values)
 
@@ -110,7 +120,7 @@ class NativeEngine:
                 raise Unsupported(f"counter {spec.name} (not among the pipeline's counters)")
             found.append((1, spec.index, ctr, ("packets", "bytes")))
         for kind, index, obj, attrs in found:
-            arrays = [(U64 * len(getattr(obj, a)))(*getattr(obj, a)) for a in attrs]
+            arrays = [_cells(len(getattr(obj, a)))(*getattr(obj, a)) for a in attrs]
             for attr, arr in zip(attrs, arrays, strict=True):
                 setattr(obj, attr, arr)
             self._keep[f"{kind}.{index}"] = tuple(arrays)
