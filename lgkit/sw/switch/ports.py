@@ -9,13 +9,18 @@ import socket
 import struct
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from .claims import InterfaceClaim
 from .clock import RealClock
 from .mmsg import BatchReceiver, BatchSender
+from .native_loop import POLL_S, NativeSession, native_engine_of
 from .pcap import PcapWriter
 from .switch import Switch
 from .watchdog import Watchdog
+
+if TYPE_CHECKING:
+    from lgkit.sw.exec.native.engine import NativeEngine
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -184,7 +189,12 @@ class PortLoop:
     and a wake-up pipe (for timers added by gRPC threads and for `stop`).
 
     Every pipeline pass is guarded by a Watchdog: one that runs past `pass_budget_s` of CPU
-    time is aborted and counted as `pass_timeout` (0 turns the watchdog off)."""
+    time is aborted and counted as `pass_timeout` (0 turns the watchdog off).
+
+    A pipeline on the native engine whose packets the C loop can carry (native_loop.py) has its
+    ports served by that loop instead, on a thread of its own without the GIL, while this
+    thread copies table changes into it, collects its counters and runs the clock's timers;
+    the loop is checked again when the pipeline changes and once a second."""
 
     def __init__(self, switch: Switch, pcap_dir: str | None = None,
                  log: logging.Logger | None = None,
@@ -205,6 +215,12 @@ class PortLoop:
         self.by_fd: dict[int, tuple[int, AfPacketPort]] = {}
         self._stopping = False
         self.pipeline_errors = 0
+        self.native_sessions = 0
+        """C loop runs started (native_loop.py)."""
+        self._native_off = False  # the C loop failed: Python from now on
+        self._native_hold = False  # a port failed under the C loop: Python for a second
+        self._recheck = False  # whether the C loop may take over (pipeline changed, a second)
+        switch.on_pipeline_change.append(self._pipeline_changed)
 
     def add_interface(self, port: int, ifname: str) -> AfPacketPort:
         backend = AfPacketPort(ifname, self.pcap_dir)
@@ -229,16 +245,32 @@ class PortLoop:
         self._stopping = True
         self.wake()
 
+    def _pipeline_changed(self, pipeline: object) -> None:
+        self._recheck = True
+        self.wake()
+
     def run(self) -> None:
         self.clock.loop_thread = threading.get_ident()
         for _, backend in self.by_fd.values():
             backend.loop_thread = self.clock.loop_thread
+        while not self._stopping:
+            self._recheck = False
+            engine = None if self._native_off or self._native_hold else \
+                native_engine_of(self.switch, self.pcap_dir, self.log)
+            self._native_hold = False
+            if engine is not None and self.by_fd:
+                self._run_native(engine)
+            else:
+                self._run_python()
+
+    def _run_python(self) -> None:
+        """The Python loop, until stopped or the C loop may take over."""
         switch = self.switch
         clock = self.clock
         by_fd = self.by_fd
         next_housekeeping = time.monotonic() + HOUSEKEEPING_S
         debug = self.log.isEnabledFor(logging.DEBUG)
-        while not self._stopping:
+        while not self._stopping and not self._recheck:
             events = wait_events(self.epoll, clock.seconds_to_next(HOUSEKEEPING_S))
             with switch.lock:
                 self._run_timers()
@@ -264,6 +296,66 @@ class PortLoop:
             if time.monotonic() >= next_housekeeping:
                 next_housekeeping = time.monotonic() + HOUSEKEEPING_S
                 self._housekeeping()
+                self._recheck = True
+
+    def _run_native(self, engine: NativeEngine) -> None:
+        """The C loop on the ports while this thread, every POLL_S, runs the timers, copies
+        changed tables into it and collects its counters, until stopped, the pipeline or
+        traffic manager needs Python, or a port fails (the Python loop then handles it)."""
+        switch = self.switch
+        with switch.lock:
+            self._flush_tx()
+            session = NativeSession(switch, engine, [(port, fd) for fd, (port, _)
+                                                     in self.by_fd.items()])
+        self.native_sessions += 1
+        session.device.start()
+        next_housekeeping = time.monotonic() + HOUSEKEEPING_S
+        try:
+            while not self._stopping and not self._recheck and session.device.running():
+                select.select([self._wake_r], [], [], POLL_S)
+                self._drain_wake_pipe()
+                with switch.lock:
+                    self._run_timers()
+                    self._flush_tx()
+                    engine.refresh()
+                    new = session.sync()
+                    self._log_pipeline(new.get("range_errors", 0))
+                if new.get("rx_error"):
+                    self._native_hold = True
+                    break
+                if not switch.tm.sends_at_once():
+                    break
+                if time.monotonic() >= next_housekeeping:
+                    next_housekeeping = time.monotonic() + HOUSEKEEPING_S
+                    self._housekeeping()
+        finally:
+            self._end_native(session)
+
+    def _end_native(self, session: NativeSession) -> None:
+        device = session.device
+        if not device.stop():
+            self.log.error("the native port loop did not stop; the ports stay with it")
+            self._native_off = True
+            self._stopping = True
+            return
+        with self.switch.lock:
+            session.sync()
+        device.close()
+        if device.status:
+            self.log.error("native port loop: %s; the Python loop serves the ports",
+                           os.strerror(-device.status))
+            self._native_off = True
+
+    def _log_pipeline(self, range_errors: int) -> None:
+        """The P4 log of Python passes, and a line for the C loop's out-of-range accesses."""
+        pipeline = self.switch.pipeline
+        if pipeline is not None and pipeline.logs:
+            for message in pipeline.logs:
+                self.log.info("P4: %s", message)
+            pipeline.logs.clear()
+        if range_errors:
+            self.log.info("P4: error: %d out-of-range register or counter accesses (native "
+                          "loop)", range_errors)
 
     def _flush_tx(self) -> None:
         for _, backend in self.by_fd.values():
@@ -321,6 +413,8 @@ class PortLoop:
             pass
 
     def close(self) -> None:
+        if self._pipeline_changed in self.switch.on_pipeline_change:
+            self.switch.on_pipeline_change.remove(self._pipeline_changed)
         self._housekeeping()
         for _, backend in self.by_fd.values():
             backend.close()

@@ -270,6 +270,15 @@ class TrafficManager:
             return 0
         return -(-state.wire_ps(nbytes) // 1000)
 
+    def sends_at_once(self) -> bool:
+        """Whether every packet leaves at once, unqueued (no rate, pause or clone lane, no
+        zero-depth queue, nothing queued): then a native port loop may stand in for it."""
+        if self.clone_lanes or any(self._default_pps) or not all(self._default_depth):
+            return False
+        return all(not (state.rate_bps or state.queued or state.busy)
+                   and all(q.depth and not (q.pps or q.paused) for q in state.queues)
+                   for state in self.ports.values())
+
     def queue_depths(self, port: int) -> list[int]:
         """Current occupancy (packets) of each priority queue of `port`."""
         return [len(q.items) for q in self.port(port).queues]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from lgkit.sw.exec.interp.tables import Lpm, Table, key_matcher, normalised_key
@@ -85,6 +86,11 @@ class NativeEngine:
         self.lib = lib
         self.ctx = ctypes.c_void_p(lib.lg_new())
         weakref.finalize(self, lib.lg_free, self.ctx)
+        self.contexts = [self.ctx]
+        """Every context of the program (a port loop's own, add_context): control-plane state
+        reaches them all."""
+        self.lock: AbstractContextManager = nullcontext()
+        """Held while refresh copies a table into the contexts (a port loop's, native_loop)."""
         self._tables = tables
         self._keep: dict[str, tuple] = {}  # the arrays the C side points into
         self._versions: dict[int, int] = {}  # Table.version of each table as last copied
@@ -124,7 +130,33 @@ class NativeEngine:
             for attr, arr in zip(attrs, arrays, strict=True):
                 setattr(obj, attr, arr)
             self._keep[f"{kind}.{index}"] = tuple(arrays)
-            self.lib.lg_array(self.ctx, kind, index, arrays[0], arrays[-1])
+        self._arrays = [(kind, index, self._keep[f"{kind}.{index}"]) for kind, index, _, _ in found]
+        self._push_arrays(self.ctx)
+
+    def _push_arrays(self, ctx: ctypes.c_void_p) -> None:
+        for kind, index, arrays in self._arrays:
+            self.lib.lg_array(ctx, kind, index, arrays[0], arrays[-1])
+
+    def add_context(self) -> ctypes.c_void_p:
+        """A new context of the program sharing this one's registers, counters, generator
+        and tables (kept up to date by refresh); freed with the engine."""
+        ctx = ctypes.c_void_p(self.lib.lg_new())
+        weakref.finalize(self, self.lib.lg_free, ctx)
+        self._push_arrays(ctx)
+        self.lib.lg_rng(ctx, self._draw)
+        self.lib.lg_config(ctx, *self._config)
+        with self.lock:
+            self.contexts.append(ctx)
+            self._versions.clear()
+            self.refresh()
+        return ctx
+
+    def stale(self) -> bool:
+        """Whether refresh has something to copy."""
+        return (self._config != (self.pl.drop_port, self.pl.max_parser_transitions,
+                                 self.pl.max_loop_iterations)
+                or any(self._versions.get(spec.index) != table.version
+                       for spec, table in self._tables))
 
     def _drawn(self, kind: int, lo: int, hi: int) -> int:
         """random() and HashAlgorithm.random from the pipeline's own generator, so both engines
@@ -139,14 +171,18 @@ class NativeEngine:
         port, the parser and loop bounds."""
         pl = self.pl
         config = (pl.drop_port, pl.max_parser_transitions, pl.max_loop_iterations)
-        if config != self._config:
-            self.lib.lg_config(self.ctx, *config)
-            self._config = config
-        versions = self._versions
-        for spec, table in self._tables:
-            if versions.get(spec.index) != table.version:
-                versions[spec.index] = table.version
-                self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions, table)
+        if len(self.contexts) > 1 and not self.stale():  # the lock only when needed
+            return
+        with self.lock:
+            if config != self._config:
+                for ctx in self.contexts:
+                    self.lib.lg_config(ctx, *config)
+                self._config = config
+            versions = self._versions
+            for spec, table in self._tables:
+                if versions.get(spec.index) != table.version:
+                    versions[spec.index] = table.version
+                    self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions, table)
 
     def _push_table(self, index: int, nkeys: int, nparams: int, actions: dict[str, int],
                     table: Table) -> None:
@@ -168,8 +204,9 @@ class NativeEngine:
         arrays = (_u64s(rows), (ctypes.c_int32 * max(1, len(acts)))(*acts), _u64s(params),
                   _u64s(_padded(dparams, nparams)))
         self._keep[table.name] = arrays
-        self.lib.lg_table(self.ctx, index, len(entries), nkeys, nparams, arrays[0], arrays[1],
-                          arrays[2], _action_id(actions, name), arrays[3])
+        for ctx in self.contexts:
+            self.lib.lg_table(ctx, index, len(entries), nkeys, nparams, arrays[0], arrays[1],
+                              arrays[2], _action_id(actions, name), arrays[3])
 
     # ------------------------------------------------------------------ passes
 

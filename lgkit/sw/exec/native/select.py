@@ -17,6 +17,7 @@ from lgkit.sw.exec.arch.base import Architecture
 from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.cgen import generate
+from lgkit.sw.exec.native.device_c import with_device
 from lgkit.sw.exec.native.engine import NativeEngine
 from lgkit.sw.exec.native.layout import Unsupported
 
@@ -32,10 +33,12 @@ ENGINE_HELP = ("the built-in target's engine: python (the default) or native (C 
 
 
 def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
-    """The native engine of a loaded pipeline (Unsupported when it cannot run it); it builds
-    with the optimiser setting the pipeline was loaded with (--no-opt: -O0)."""
+    """The native engine of a loaded pipeline (Unsupported when it cannot run it), with the
+    device layer (device_c.py); it builds with the optimiser setting the pipeline was loaded
+    with (--no-opt: -O0)."""
     code = generate(program)
-    return NativeEngine(pl, code, shared_library(code.source, pl.code.optimised))
+    source = with_device(code.source)
+    return NativeEngine(pl, code, shared_library(source, pl.code.optimised))
 
 
 def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine | None:
