@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from lgkit.sw.tools.bmv2_stf import free_tcp_port
 from lgkit.sw.tools.cli import file_problem
+from lgkit.sw.tools.udp_blast import programs
 
 UDP_PORT = 9000
 ETH_IP_UDP_HEADERS = 14 + 20 + 8
@@ -147,6 +148,29 @@ class HostPair:
         self._created = False
 
 
+class BarePair(HostPair):
+    """The reference: two namespaced hosts on one veth pair, no switch between them."""
+
+    H1_IP, H2_IP = "10.0.9.1", "10.0.9.2"
+
+    def __init__(self, tag: str | None = None) -> None:
+        super().__init__(f"v{tag or os.getpid() % 100000}")
+
+    def create(self) -> None:
+        self._created = True
+        _run("ip", "netns", "add", self.ns1)
+        _run("ip", "netns", "add", self.ns2)
+        _run("ip", "link", "add", "eth0", "netns", self.ns1, "type", "veth", "peer", "name",
+             "eth0", "netns", self.ns2)
+        for ns, ip in ((self.ns1, self.H1_IP), (self.ns2, self.H2_IP)):
+            self.ns(ns, "ip", "addr", "add", f"{ip}/24", "dev", "eth0")
+            self.ns(ns, "ip", "link", "set", "eth0", "up")
+            self.ns(ns, "ip", "link", "set", "lo", "up")
+            if shutil.which("ethtool"):
+                self.ns(ns, "ethtool", "-K", "eth0", *[x for o in OFFLOADS for x in (o, "off")],
+                        check=False)
+
+
 def start_switch(cmd: list[str], timeout_s: float = 60.0) -> subprocess.Popen[str]:
     """Start a switch process and wait for its "ready" line; RuntimeError if it fails."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -176,13 +200,15 @@ def stop_process(proc: subprocess.Popen[str], timeout_s: float = 5.0) -> None:
 def udp_rate(pair: HostPair, frame_bytes: int, seconds: float) -> tuple[float, float]:
     """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`."""
     size = frame_bytes - ETH_IP_UDP_HEADERS
-    receiver = pair.popen(pair.ns2, sys.executable, "-c", UDP_RECEIVER, str(UDP_PORT),
-                          str(seconds))
+    native = programs()  # C, batched: a Python sender is slower than a native switch
+    send = [native[0]] if native else [sys.executable, "-c", UDP_SENDER]
+    receive = [native[1]] if native else [sys.executable, "-c", UDP_RECEIVER]
+    receiver = pair.popen(pair.ns2, *receive, str(UDP_PORT), str(seconds))
     try:
         assert receiver.stdout is not None
         receiver.stdout.readline()
-        sender = pair.ns(pair.ns1, sys.executable, "-c", UDP_SENDER, pair.H2_IP, str(UDP_PORT),
-                         str(size), str(seconds), timeout=seconds + 15)
+        sender = pair.ns(pair.ns1, *send, pair.H2_IP, str(UDP_PORT), str(size), str(seconds),
+                         timeout=seconds + 15)
         out, err = receiver.communicate(timeout=seconds + 15)
     except subprocess.TimeoutExpired:
         raise RuntimeError("the UDP sender or receiver did not finish") from None
@@ -217,13 +243,13 @@ def tcp_rate(pair: HostPair, seconds: float) -> float | None:
 Results = dict[str, list[float | None]]  # each measure -> one value per repetition
 
 
-def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str],
+def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None,
             repeat: int = 1) -> Results:
-    """TCP and UDP rates through a running switch process, `repeat` times each (RuntimeError
-    if the switch dies)."""
+    """TCP and UDP rates through a running switch process (None: the bare pair), `repeat`
+    times each (RuntimeError if the switch dies)."""
 
     def check_alive() -> None:
-        if switch.poll() is not None:
+        if switch is not None and switch.poll() is not None:
             raise RuntimeError(f"the switch exited with status {switch.returncode}")
 
     results: Results = {key: [] for key in ("tcp_mbps", "udp1400_rx_pps", "udp1400_tx_pps",
@@ -324,10 +350,14 @@ class Bmv2UnderTest:
         return Path(str(self.binary)).name
 
 
+BARE = "veth pair (no switch)"
+
+
 def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds: float,
                        repeat: int) -> dict[str, Results]:
     """Every switch on the same host pair, alternating: switch A, switch B, A, B, ... (one
-    measure() each), so both see the same machine load."""
+    measure() each), so both see the same machine load; after each round, the same traffic
+    between two hosts on one veth pair (BARE, the reference no switch can beat)."""
     results: dict[str, Results] = {}
     with HostPair() as pair:
         for _ in tqdm(range(repeat), desc="runs", unit="round", leave=False):
@@ -342,6 +372,12 @@ def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds
                 for key, values in one.items():
                     merged[key] += values
                 tqdm.write(f"  {sut.name}: {_summary(one)}; {note}")
+            with BarePair() as bare:
+                one = measure(bare, seconds, None)
+            merged = results.setdefault(BARE, {k: [] for k in one})
+            for key, values in one.items():
+                merged[key] += values
+            tqdm.write(f"  {BARE}: {_summary(one)}")
     return results
 
 
@@ -418,17 +454,17 @@ def _summary(r: Results) -> str:
 
 
 def side_by_side_table(results: dict[str, Results]) -> str:
-    """One row per measure: each switch's min / median / max, and the ratio of the medians
-    (built-in / BMv2)."""
+    """One row per measure: each switch's min / median / max, and the ratio of the medians of
+    the first to each other (built-in / BMv2, built-in / the bare veth pair)."""
     names = list(results)
     head = ["measure", *[f"{n} min / median / max" for n in names]]
-    if len(names) == 2:
-        head.append(f"{names[0]} / {names[1]} (medians)")
+    head += [f"{names[0]} / {n} (medians)" for n in names[1:]]
     rows = [head]
     for key, label in MEASURES:
         row = [label, *[_fmt(results[n][key]) for n in names]]
-        if len(names) == 2:
-            a, b = (_known(results[n][key]) for n in names)
+        a = _known(results[names[0]][key])
+        for n in names[1:]:
+            b = _known(results[n][key])
             ratio = statistics.median(a) / statistics.median(b) if a and b and \
                 statistics.median(b) else None
             row.append(f"{ratio:.2f}x" if ratio is not None else "n/a")
@@ -468,7 +504,8 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "
             when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
             print(f"{when} UTC, {os.cpu_count()} cores, {_load()}; {Path(program).name}; "
                   f"{seconds:g} s runs, {repeat} round(s) of "
-                  f"{' then '.join(s.name for s in switches)} on the same two hosts")
+                  f"{' then '.join(s.name for s in switches)} on the same two hosts, then "
+                  f"the {BARE}")
             results = bench_side_by_side(switches, seconds, repeat)
         print(side_by_side_table(results))
         for pps in (8e6, 1e4):

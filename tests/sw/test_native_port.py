@@ -1,0 +1,206 @@
+"""The native port loop: frames through a switch on real veths carried by the C loop, a table
+changed while it runs, registers and counters read back, the hand-over to the Python loop when
+the traffic manager shapes, a clean stop; the device's frame-in/frames-out call against the
+Python engine, and its bad input."""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from lgkit.sw.exec.native.build import compiler
+from lgkit.sw.exec.native.device import NativeDevice
+from lgkit.sw.exec.pipeline import Exact, Pipeline, TableEntry
+from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.switch.ports import PortLoop
+from lgkit.sw.switch.switch import Switch
+
+pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler (cc)")
+
+PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header h_t { bit<8> idx; bit<8> val; }
+struct headers { eth_t eth; h_t h; }
+struct meta_t { bit<8> got; }
+parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pk.extract(hdr.eth); pk.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout meta_t m) { apply { } }
+control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
+    register<bit<8>>(4) regs;
+    counter(4, CounterType.packets_and_bytes) ctr;
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    action drop() { mark_to_drop(sm); }
+    table route { key = { sm.ingress_port: exact; } actions = { fwd; drop; }
+                  default_action = drop(); }
+    apply {
+        regs.read(m.got, (bit<32>)hdr.h.idx);
+        regs.write((bit<32>)hdr.h.idx, m.got + 1);
+        ctr.count((bit<32>)hdr.h.idx);
+        hdr.h.val = m.got;
+        route.apply();
+    }
+}
+control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout meta_t m) { apply { } }
+control D(packet_out pk, in headers hdr) { apply { pk.emit(hdr.eth); pk.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+ETHERTYPE = b"\x88\xb5"  # local experimental: nothing else on the veths carries it
+WAIT_S = 10.0
+
+
+def frame(idx: int) -> bytes:
+    return b"\x02" * 6 + b"\x04" * 6 + ETHERTYPE + bytes([idx, 0]) + bytes(44)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    return compile_source(PROGRAM, "native_port.p4")
+
+
+def native_pipeline(compiled) -> Pipeline:
+    pl = Pipeline.load(compiled, engine="native")
+    assert type(pl.arch).__name__ == "NativeUntimed", "the program runs natively"
+    return pl
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def veths() -> Iterator[dict[str, str]]:
+    """Two veth pairs in this namespace: the switch on a1 (port 1) and b1 (port 2), the test
+    on a0 and b0; IPv6 off so that the kernel sends nothing on them."""
+    tag = f"np{os.getpid() % 100000}"
+    names = {k: f"{tag}{k}" for k in ("a0", "a1", "b0", "b1")}
+    try:
+        for end in "ab":
+            _ip("link", "add", names[f"{end}0"], "type", "veth", "peer", "name", names[f"{end}1"])
+            for k in (f"{end}0", f"{end}1"):
+                subprocess.run(["sysctl", "-qw", f"net.ipv6.conf.{names[k]}.disable_ipv6=1"],
+                               check=False, capture_output=True)
+                _ip("link", "set", names[k], "up")
+        yield names
+    finally:
+        for end in "ab":
+            subprocess.run(["ip", "link", "del", names[f"{end}0"]], capture_output=True)
+
+
+def raw_socket(ifname: str) -> socket.socket:
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88B5))
+    sock.bind((ifname, 0x88B5))
+    return sock
+
+
+def receive(sock: socket.socket, count: int) -> list[bytes]:
+    """Up to `count` frames of the test's ethertype within WAIT_S."""
+    got: list[bytes] = []
+    end = time.monotonic() + WAIT_S
+    while len(got) < count and time.monotonic() < end:
+        if select.select([sock], [], [], 0.1)[0]:
+            data = sock.recv(2048)
+            if data[12:14] == ETHERTYPE:
+                got.append(data)
+    return got
+
+
+def wait_for(condition, what: str) -> None:
+    end = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+@pytest.mark.root
+def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
+    fds_before = sorted(os.listdir("/proc/self/fd"))
+    switch = Switch()
+    pl = native_pipeline(compiled)
+    switch.set_pipeline(pl)
+    loop = PortLoop(switch, pass_budget_s=0)
+    loop.add_interface(1, veths["a1"])
+    loop.add_interface(2, veths["b1"])
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        for _ in range(20):  # no route yet: dropped by the table's default action
+            sender.send(frame(1))
+        wait_for(lambda: switch.drops["ingress_drop"] == 20, "20 ingress drops")
+        with switch.lock:  # as the P4Runtime server writes
+            pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
+        time.sleep(0.1)  # the loop picks the table up within POLL_S
+        for _ in range(100):
+            sender.send(frame(1))
+        got = receive(sink, 100)
+        assert len(got) == 100
+        assert [f[15] for f in got] == list(range(20, 120))  # the register as it counted
+        assert pl.registers["I.regs"].values[1] == 120
+        assert (pl.counters["I.ctr"].packets[1], pl.counters["I.ctr"].bytes[1]) == (120, 120 * 60)
+        wait_for(lambda: switch.counters()["ports"].get(2, {}).get("tx_packets") == 100,
+                 "the port counters")
+        ports = switch.counters()["ports"]
+        assert ports[1]["rx_packets"] == 120 and ports[1]["rx_bytes"] == 120 * 60
+        assert switch.passes["ingress"] == 120 and switch.passes["egress"] == 100
+        assert loop.native_sessions == 1
+        with switch.lock:  # a shaped port: the Python loop takes over, the same ports
+            switch.tm.set_port_rate(1e9, 2)
+        wait_for(lambda: not any(t.name == "native-port-loop" for t in threading.enumerate()),
+                 "the C loop to end")
+        for _ in range(10):
+            sender.send(frame(2))
+        assert [f[15] for f in receive(sink, 10)] == list(range(10))
+        assert pl.registers["I.regs"].values[2] == 10
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+        sender.close()
+        sink.close()
+    assert not thread.is_alive()
+    assert not any(t.name == "native-port-loop" for t in threading.enumerate())
+    assert sorted(os.listdir("/proc/self/fd")) == fds_before
+
+
+def test_device_frame_matches_the_python_engine(compiled):
+    native = native_pipeline(compiled)
+    python = Pipeline.load(compiled, engine="python")
+    device = NativeDevice(native.arch.native, 0)  # type: ignore[attr-defined]
+    try:
+        for pl in (native, python):
+            pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
+        native.arch.native.refresh()  # type: ignore[attr-defined]
+        for idx in (0, 1, 1, 3, 1):
+            expected = python.run_untimed(1, frame(idx))
+            assert device.frame(1, frame(idx), 5000) == expected
+        assert device.frame(2, frame(0), 5000) == python.run_untimed(2, frame(0)) == []
+        assert native.registers["I.regs"].values[:] == python.registers["I.regs"].values[:]
+        counters = device.counters()
+        assert (counters["ingress"], counters["egress"], counters["ingress_drop"]) == (6, 5, 1)
+    finally:
+        device.close()
+    assert len(native.arch.native.contexts) == 1  # type: ignore[attr-defined]
+
+
+def test_device_refuses_bad_ports(compiled):
+    device = NativeDevice(native_pipeline(compiled).arch.native, 0)  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(ValueError, match="0..511"):
+            device.add_port(512, 0)
+        device.add_port(1, 0)
+        with pytest.raises(ValueError, match="0..511"):
+            device.add_port(1, 0)  # taken
+    finally:
+        device.close()
