@@ -253,16 +253,43 @@ def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None
             raise RuntimeError(f"the switch exited with status {switch.returncode}")
 
     results: Results = {key: [] for key in ("tcp_mbps", "udp1400_rx_pps", "udp1400_tx_pps",
-                                            "udp64_rx_pps", "udp64_tx_pps")}
+                                            "udp64_rx_pps", "udp64_tx_pps", "udp64_cpu_us")}
     for _ in range(repeat):
         results["tcp_mbps"].append(tcp_rate(pair, seconds))
         check_alive()
         for size in (1400, 64):
+            before = _switch_work(pair, switch)
             received, sent = udp_rate(pair, size, seconds)
             check_alive()
             results[f"udp{size}_rx_pps"].append(received)
             results[f"udp{size}_tx_pps"].append(sent)
+        after = _switch_work(pair, switch)
+        frames = after[1] - before[1] if after and before else 0
+        results["udp64_cpu_us"].append((after[0] - before[0]) / frames * 1e6
+                                       if after and before and frames > 0 else None)
     return results
+
+
+def _switch_work(pair: HostPair, switch: subprocess.Popen[str] | None
+                 ) -> tuple[float, int] | None:
+    """(the switch's CPU seconds, frames it sent towards h2) so far; None for no switch."""
+    if switch is None:
+        return None
+    cpu = cpu_seconds(switch.pid)
+    try:
+        sent = int(Path(f"/sys/class/net/{pair.sw2}/statistics/tx_packets").read_text())
+    except (OSError, ValueError):
+        return None
+    return None if cpu is None else (cpu, sent)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time of a process and its threads so far (None if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class BuiltinUnderTest:
@@ -432,7 +459,12 @@ def _interrupt(signum: int, frame: object) -> None:
 
 MEASURES = (("tcp_mbps", "TCP Mb/s"), ("udp1400_rx_pps", "UDP 1400 B pps received"),
             ("udp64_rx_pps", "UDP 64 B pps received"), ("udp1400_tx_pps", "UDP 1400 B pps sent"),
-            ("udp64_tx_pps", "UDP 64 B pps sent"))
+            ("udp64_tx_pps", "UDP 64 B pps sent"),
+            ("udp64_cpu_us", "switch CPU us per 64 B frame forwarded"))
+"""The last: the switch process's CPU time over the 64 B run per frame it sent towards h2 (the
+kernel's count on its port; its threads and the kernel work done in its system calls); it
+depends less on the machine's load than a rate does: 1e6 / it is about the frames a core of
+its own would forward."""
 
 
 def _known(values: list[float | None]) -> list[float]:
@@ -440,13 +472,14 @@ def _known(values: list[float | None]) -> list[float]:
 
 
 def _fmt(values: list[float | None]) -> str:
-    """min / median / max (or the one value)."""
+    """min / median / max (or the one value); small values with a decimal."""
     known = _known(values)
     if not known:
         return "n/a"
+    form = "{:,.2f}" if known[-1] < 100 else "{:,.0f}"
     if len(known) == 1:
-        return f"{known[0]:,.0f}"
-    return f"{known[0]:,.0f} / {statistics.median(known):,.0f} / {known[-1]:,.0f}"
+        return form.format(known[0])
+    return " / ".join(form.format(v) for v in (known[0], statistics.median(known), known[-1]))
 
 
 def _summary(r: Results) -> str:
@@ -461,10 +494,10 @@ def side_by_side_table(results: dict[str, Results]) -> str:
     head += [f"{names[0]} / {n} (medians)" for n in names[1:]]
     rows = [head]
     for key, label in MEASURES:
-        row = [label, *[_fmt(results[n][key]) for n in names]]
-        a = _known(results[names[0]][key])
+        row = [label, *[_fmt(results[n].get(key, [])) for n in names]]
+        a = _known(results[names[0]].get(key, []))
         for n in names[1:]:
-            b = _known(results[n][key])
+            b = _known(results[n].get(key, []))
             ratio = statistics.median(a) / statistics.median(b) if a and b and \
                 statistics.median(b) else None
             row.append(f"{ratio:.2f}x" if ratio is not None else "n/a")
