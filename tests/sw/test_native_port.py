@@ -141,7 +141,7 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
         wait_for(lambda: switch.drops["ingress_drop"] == 20, "20 ingress drops")
         with switch.lock:  # as the P4Runtime server writes
             pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
-        time.sleep(0.1)  # the loop picks the table up within POLL_S
+        time.sleep(0.1)  # the loop picks the table up within POLL_S (5 ms)
         for _ in range(100):
             sender.send(frame(1))
         got = receive(sink, 100)

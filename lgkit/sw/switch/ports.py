@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .claims import InterfaceClaim
 from .clock import RealClock
 from .mmsg import BatchReceiver, BatchSender
-from .native_loop import POLL_S, NativeSession, native_engine_of
+from .native_loop import POLL_S, SYNC_S, NativeSession, native_engine_of
 from .pcap import PcapWriter
 from .switch import Switch
 from .watchdog import Watchdog
@@ -299,9 +299,10 @@ class PortLoop:
                 self._recheck = True
 
     def _run_native(self, engine: NativeEngine) -> None:
-        """The C loop on the ports while this thread, every POLL_S, runs the timers, copies
-        changed tables into it and collects its counters, until stopped, the pipeline or
-        traffic manager needs Python, or a port fails (the Python loop then handles it)."""
+        """The C loop on the ports while this thread, every POLL_S (or at a timer), runs the
+        timers and copies changed tables into it, and every SYNC_S collects its counters and
+        checks the traffic manager, until stopped, the pipeline or traffic manager needs
+        Python, or a port fails (the Python loop then handles it)."""
         switch = self.switch
         with switch.lock:
             self._flush_tx()
@@ -309,15 +310,20 @@ class PortLoop:
                                                      in self.by_fd.items()])
         self.native_sessions += 1
         session.device.start()
-        next_housekeeping = time.monotonic() + HOUSEKEEPING_S
+        next_sync = time.monotonic()
+        next_housekeeping = next_sync + HOUSEKEEPING_S
         try:
             while not self._stopping and not self._recheck and session.device.running():
-                select.select([self._wake_r], [], [], POLL_S)
+                select.select([self._wake_r], [], [], self.clock.seconds_to_next(POLL_S))
                 self._drain_wake_pipe()
                 with switch.lock:
                     self._run_timers()
                     self._flush_tx()
                     engine.refresh()
+                if time.monotonic() < next_sync:
+                    continue
+                next_sync = time.monotonic() + SYNC_S
+                with switch.lock:
                     new = session.sync()
                     self._log_pipeline(new.get("range_errors", 0))
                 if new.get("rx_error"):
