@@ -6,6 +6,7 @@ Python engine, and its bad input."""
 from __future__ import annotations
 
 import os
+import random
 import select
 import socket
 import subprocess
@@ -28,7 +29,7 @@ PROGRAM = """
 #include <core.p4>
 #include <v1model.p4>
 header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
-header h_t { bit<8> idx; bit<8> val; }
+header h_t { bit<8> idx; bit<8> val; bit<8> rnd; }
 struct headers { eth_t eth; h_t h; }
 struct meta_t { bit<8> got; }
 parser P(packet_in pk, out headers hdr, inout meta_t m, inout standard_metadata_t sm) {
@@ -47,6 +48,7 @@ control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
         regs.write((bit<32>)hdr.h.idx, m.got + 1);
         ctr.count((bit<32>)hdr.h.idx);
         hdr.h.val = m.got;
+        random(hdr.h.rnd, 8w0, 8w255);
         route.apply();
     }
 }
@@ -60,7 +62,7 @@ WAIT_S = 10.0
 
 
 def frame(idx: int) -> bytes:
-    return b"\x02" * 6 + b"\x04" * 6 + ETHERTYPE + bytes([idx, 0]) + bytes(44)
+    return b"\x02" * 6 + b"\x04" * 6 + ETHERTYPE + bytes([idx, 0, 0]) + bytes(43)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +71,7 @@ def compiled():
 
 
 def native_pipeline(compiled) -> Pipeline:
-    pl = Pipeline.load(compiled, engine="native")
+    pl = Pipeline.load(compiled, seed=7, engine="native")
     assert type(pl.arch).__name__ == "NativeUntimed", "the program runs natively"
     return pl
 
@@ -132,6 +134,9 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
     loop.add_interface(1, veths["a1"])
     loop.add_interface(2, veths["b1"])
     sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    after_seed = random.Random()
+    after_seed.setstate(pl.rng.getstate())
+    after_seed.getrandbits(64)  # the C loop's seed: then no draw from Python per packet
     thread = threading.Thread(target=loop.run)
     thread.start()
     try:
@@ -147,6 +152,8 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
         got = receive(sink, 100)
         assert len(got) == 100
         assert [f[15] for f in got] == list(range(20, 120))  # the register as it counted
+        assert len({f[16] for f in got}) > 10  # random() drew, in C
+        assert pl.rng.getstate() == after_seed.getstate()
         assert pl.registers["I.regs"].values[1] == 120
         assert (pl.counters["I.ctr"].packets[1], pl.counters["I.ctr"].bytes[1]) == (120, 120 * 60)
         wait_for(lambda: switch.counters()["ports"].get(2, {}).get("tx_packets") == 100,
@@ -176,7 +183,7 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
 
 def test_device_frame_matches_the_python_engine(compiled):
     native = native_pipeline(compiled)
-    python = Pipeline.load(compiled, engine="python")
+    python = Pipeline.load(compiled, seed=7, engine="python")
     device = NativeDevice(native.arch.native, 0)  # type: ignore[attr-defined]
     try:
         for pl in (native, python):

@@ -34,6 +34,7 @@ SIGNATURES = {
     "lg_dev_unlock": ([PTR], None),
     "lg_dev_stats": ([PTR], ctypes.POINTER(U64)),
     "lg_dev_queues": ([PTR, U32], None),
+    "lg_dev_seed": ([PTR, U64], None),
 }
 NSTATS = STAT_PORTS + 4 * MAX_PORT
 PORT_STATS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")
@@ -84,7 +85,9 @@ class NativeDevice:
         return [(o.port, ctypes.string_at(o.data, o.len)) for o in self._outs[:n]]
 
     def start(self) -> None:
-        """Run the port loop on a thread of its own (without the GIL)."""
+        """Run the port loop on a thread of its own (without the GIL); its random() draws come
+        from a C generator seeded from the pipeline's (Pipeline.rng)."""
+        self.lib.lg_dev_seed(self.dev, self.engine.pl.rng.getrandbits(64))
         self._thread = threading.Thread(target=self._run, name="native-port-loop", daemon=True)
         self._thread.start()
 

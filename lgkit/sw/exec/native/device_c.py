@@ -20,7 +20,11 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
     int  lg_dev_run(lg_dev *d)                  the port loop (blocks; call it without the GIL):
                                                  epoll over the ports, recvmmsg batches, both
                                                  passes per frame, sendmmsg per output port;
+                                                 random() draws from a C generator seeded by
+                                                 lg_dev_seed (lg_dev_frame keeps the context's
+                                                 own: the Python engine's numbers, untimed);
                                                  returns 0 after lg_dev_stop, else -errno
+    void lg_dev_seed(lg_dev *d, u64 seed)       the loop generator's seed
     void lg_dev_stop(lg_dev *d)                 ask the loop to return (any thread)
     void lg_dev_lock(lg_dev *d), lg_dev_unlock   the control plane's critical section: the loop
                                                  holds the lock while it runs a batch, so a table
@@ -38,6 +42,8 @@ more is counted as STAT_NEEDS_PYTHON and dropped.
 """
 
 from __future__ import annotations
+
+from lgkit.sw.exec.native.cgen import DRAW_BITS64
 
 STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "no_such_port", "tx_error",
          "needs_python", "rx_truncated", "range_errors", "rx_error", "bad_priority")
@@ -75,6 +81,7 @@ typedef struct lg_dev {
     u64 start_ns;
     int nports, stopfd;
     u64 queues;  /* the traffic manager's priority queues: a higher priority is dropped */
+    u64 seed;    /* the loop's generator (lg_dev_seed) */
     volatile int stopping;
     int16_t index[MAX_PORT];  /* port number -> its dev_port, -1 none */
     dev_port ports[MAX_PORTS];
@@ -130,6 +137,25 @@ int lg_dev_port(lg_dev *d, uint32_t port, int fd) {
 
 u64 *lg_dev_stats(lg_dev *d) { return d->st; }
 void lg_dev_queues(lg_dev *d, uint32_t priority_queues) { d->queues = priority_queues; }
+void lg_dev_seed(lg_dev *d, u64 seed) { d->seed = seed; }
+
+/* The loop's random() and HashAlgorithm.random: splitmix64 on the loop's thread (no call back
+   into Python per packet); randint(lo, hi) without bias by rejection. */
+static __thread u64 loop_rng;
+static u64 next64(void) {
+    u64 z = (loop_rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+static u64 loop_draw(int kind, u64 lo, u64 hi) {
+    if (kind == DRAW_BITS64_KIND) return next64();
+    u64 n = hi - lo + 1;
+    if (n == 0) return next64();  /* the whole 64-bit range */
+    u64 limit = UINT64_MAX - UINT64_MAX % n, r;
+    do r = next64(); while (r >= limit);
+    return lo + r % n;
+}
 void lg_dev_lock(lg_dev *d) { pthread_mutex_lock(&d->mu); }
 void lg_dev_unlock(lg_dev *d) { pthread_mutex_unlock(&d->mu); }
 
@@ -247,6 +273,9 @@ int lg_dev_run(lg_dev *d) {
         }
     }
     int status = 0;
+    u64 (*draw)(int, u64, u64) = d->c->draw;
+    d->c->draw = loop_draw;
+    loop_rng = d->seed;
     while (!d->stopping && status == 0) {
         int n = epoll_wait(ep, evs, MAX_PORTS + 1, 1000);
         if (n < 0 && errno != EINTR) { status = -errno; break; }
@@ -265,6 +294,7 @@ int lg_dev_run(lg_dev *d) {
         pthread_mutex_unlock(&d->mu);
     }
     close(ep);
+    d->c->draw = draw;
     return status;
 }
 """
@@ -273,6 +303,6 @@ int lg_dev_run(lg_dev *d) {
 def with_device(program_source: str) -> str:
     """A program's C with the device layer after it (it calls lg_ingress and lg_egress)."""
     defines = [f"#define STAT_{name.upper()} {i}" for i, name in enumerate(STATS)]
-    defines.append(f"#define STAT_PORTS {STAT_PORTS}")
+    defines += [f"#define STAT_PORTS {STAT_PORTS}", f"#define DRAW_BITS64_KIND {DRAW_BITS64}"]
     device = DEVICE.replace("STAT_DEFINES", "\n".join(defines))
     return "#define _GNU_SOURCE\n" + program_source + device
