@@ -55,6 +55,7 @@ class NativeDevice:
         self._ctx = ctx = engine.add_context()
         dev = lib.lg_dev_new(ctx, start_ns)
         if not dev:
+            engine.remove_context(ctx)
             raise MemoryError("the native device")
         self.dev = ctypes.c_void_p(dev)
         self._stats = (U64 * NSTATS).from_address(ctypes.addressof(lib.lg_dev_stats(self.dev)
@@ -110,7 +111,7 @@ class NativeDevice:
         if self.running():
             raise RuntimeError("the native port loop is still running")
         self.engine.lock = nullcontext()
-        self.engine.contexts.remove(self._ctx)  # freed with the engine
+        self.engine.remove_context(self._ctx)
         self.lib.lg_dev_free(self.dev)
         self.dev = ctypes.c_void_p(0)
 

@@ -139,17 +139,21 @@ class NativeEngine:
 
     def add_context(self) -> ctypes.c_void_p:
         """A new context of the program sharing this one's registers, counters, generator
-        and tables (kept up to date by refresh); freed with the engine."""
+        and tables (kept up to date by refresh) until remove_context."""
         ctx = ctypes.c_void_p(self.lib.lg_new())
-        weakref.finalize(self, self.lib.lg_free, ctx)
         self._push_arrays(ctx)
         self.lib.lg_rng(ctx, self._draw)
         self.lib.lg_config(ctx, *self._config)
         with self.lock:
             self.contexts.append(ctx)
             self._versions.clear()
-            self.refresh()
+            self._copy()
         return ctx
+
+    def remove_context(self, ctx: ctypes.c_void_p) -> None:
+        """Free a context of add_context (nothing runs on it any more)."""
+        self.contexts.remove(ctx)
+        self.lib.lg_free(ctx)
 
     def stale(self) -> bool:
         """Whether refresh has something to copy."""
@@ -168,21 +172,25 @@ class NativeEngine:
 
     def refresh(self) -> None:
         """Copy into the engine what changed in the pipeline: tables (by version), the drop
-        port, the parser and loop bounds."""
+        port, the parser and loop bounds; with a port loop's context too, under `lock`."""
+        if len(self.contexts) == 1:
+            self._copy()
+        elif self.stale():
+            with self.lock:
+                self._copy()
+
+    def _copy(self) -> None:
         pl = self.pl
         config = (pl.drop_port, pl.max_parser_transitions, pl.max_loop_iterations)
-        if len(self.contexts) > 1 and not self.stale():  # the lock only when needed
-            return
-        with self.lock:
-            if config != self._config:
-                for ctx in self.contexts:
-                    self.lib.lg_config(ctx, *config)
-                self._config = config
-            versions = self._versions
-            for spec, table in self._tables:
-                if versions.get(spec.index) != table.version:
-                    versions[spec.index] = table.version
-                    self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions, table)
+        if config != self._config:
+            for ctx in self.contexts:
+                self.lib.lg_config(ctx, *config)
+            self._config = config
+        versions = self._versions
+        for spec, table in self._tables:
+            if versions.get(spec.index) != table.version:
+                versions[spec.index] = table.version
+                self._push_table(spec.index, spec.nkeys, spec.nparams, spec.actions, table)
 
     def _push_table(self, index: int, nkeys: int, nparams: int, actions: dict[str, int],
                     table: Table) -> None:
