@@ -211,3 +211,30 @@ def test_device_refuses_bad_ports(compiled):
             device.add_port(1, 0)  # taken
     finally:
         device.close()
+
+
+@pytest.mark.root
+def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veths, caplog):
+    switch = Switch()
+    pl = native_pipeline(compiled)
+    pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
+    switch.set_pipeline(pl)
+    loop = PortLoop(switch, pass_budget_s=0)
+    loop.add_interface(1, veths["a1"])
+    loop.add_interface(2, veths["b1"])
+    sender = raw_socket(veths["a0"])
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        _ip("link", "del", veths["b0"])  # port 2's interface is gone
+        wait_for(lambda: 2 not in switch.ports, "port 2 detached")
+        wait_for(lambda: loop.native_sessions == 2, "the C loop back on port 1")
+        sender.send(frame(1))
+        wait_for(lambda: switch.drops["no_such_port"] == 1, "the frame for port 2 counted")
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+        sender.close()
+    assert "interface" in caplog.text and "is gone" in caplog.text

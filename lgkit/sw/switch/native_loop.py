@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from lgkit.sw.exec.native.device import PORT_STATS, NativeDevice, monotonic_start
+from lgkit.sw.exec.native.device import NativeDevice, monotonic_start
 from lgkit.sw.exec.native.select import NativeUntimed
 
 if TYPE_CHECKING:
@@ -21,6 +21,8 @@ SYNC_S = 0.05
 """How often it adds the loop's counters into the switch's and checks that the traffic manager
 still sends at once (a rate set on a port takes effect within about this). At 2 ms for both the
 Python thread took 9% of the native switch's CPU under 64 B floods (perf, docs/performance.md)."""
+COUNTS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")
+"""The port counters the switch keeps too (PortStats)."""
 DROPS = {"ingress_drop": "ingress_drop", "egress_drop": "egress_drop",
          "no_such_port": "no_such_port", "tx_error": "tx_error",
          "needs_python": "native_unsupported", "rx_truncated": "rx_truncated",
@@ -62,7 +64,7 @@ class NativeSession:
             self.device.close()
             raise
         self._seen: dict[str, int] = {}
-        self._port_seen: dict[int, dict[str, int]] = {p: dict.fromkeys(PORT_STATS, 0)
+        self._port_seen: dict[int, dict[str, int]] = {p: dict.fromkeys(COUNTS, 0)
                                                       for p in self.ports}
 
     def sync(self) -> dict[str, int]:
@@ -81,8 +83,13 @@ class NativeSession:
             counts = self.device.port_counters(port)
             seen = self._port_seen[port]
             stats = switch.stats(port)
-            for name in PORT_STATS:
+            for name in COUNTS:
                 if counts[name] != seen[name]:
                     setattr(stats, name, getattr(stats, name) + counts[name] - seen[name])
             self._port_seen[port] = counts
         return new
+
+    def failed_ports(self) -> list[tuple[int, int]]:
+        """(port, errno) of the ports a socket error took out of the loop."""
+        errors = ((port, self.device.port_counters(port)["error"]) for port in self.ports)
+        return [(port, err) for port, err in errors if err]

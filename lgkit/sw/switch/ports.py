@@ -218,7 +218,6 @@ class PortLoop:
         self.native_sessions = 0
         """C loop runs started (native_loop.py)."""
         self._native_off = False  # the C loop failed: Python from now on
-        self._native_hold = False  # a port failed under the C loop: Python for a second
         self._recheck = False  # whether the C loop may take over (pipeline changed, a second)
         switch.on_pipeline_change.append(self._pipeline_changed)
 
@@ -255,9 +254,8 @@ class PortLoop:
             backend.loop_thread = self.clock.loop_thread
         while not self._stopping:
             self._recheck = False
-            engine = None if self._native_off or self._native_hold else \
+            engine = None if self._native_off else \
                 native_engine_of(self.switch, self.pcap_dir, self.log)
-            self._native_hold = False
             if engine is not None and self.by_fd:
                 self._run_native(engine)
             else:
@@ -302,7 +300,7 @@ class PortLoop:
         """The C loop on the ports while this thread, every POLL_S (or at a timer), runs the
         timers and copies changed tables into it, and every SYNC_S collects its counters and
         checks the traffic manager, until stopped, the pipeline or traffic manager needs
-        Python, or a port fails (the Python loop then handles it)."""
+        Python, or a port fails (handled as the Python loop does)."""
         switch = self.switch
         with switch.lock:
             self._flush_tx()
@@ -312,6 +310,7 @@ class PortLoop:
         session.device.start()
         next_sync = time.monotonic()
         next_housekeeping = next_sync + HOUSEKEEPING_S
+        failed: list[tuple[int, int]] = []
         try:
             while not self._stopping and not self._recheck and session.device.running():
                 select.select([self._wake_r], [], [], self.clock.seconds_to_next(POLL_S))
@@ -327,7 +326,7 @@ class PortLoop:
                     new = session.sync()
                     self._log_pipeline(new.get("range_errors", 0))
                 if new.get("rx_error"):
-                    self._native_hold = True
+                    failed = session.failed_ports()
                     break
                 if not switch.tm.sends_at_once():
                     break
@@ -336,6 +335,11 @@ class PortLoop:
                     self._housekeeping()
         finally:
             self._end_native(session)
+        for port, err in failed:  # as the Python loop handles a read that failed
+            for fd, (number, backend) in list(self.by_fd.items()):
+                if number == port:
+                    backend.rx_error = OSError(err, os.strerror(err))
+                    self._port_error(fd, port, backend)
 
     def _end_native(self, session: NativeSession) -> None:
         device = session.device

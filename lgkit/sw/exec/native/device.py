@@ -9,7 +9,7 @@ import time
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
-from lgkit.sw.exec.native.device_c import MAX_PORT, STAT_PORTS, STATS
+from lgkit.sw.exec.native.device_c import MAX_PORT, PORT_SLOTS, PORT_STATS, STAT_PORTS, STATS
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.native.engine import NativeEngine
@@ -36,8 +36,7 @@ SIGNATURES = {
     "lg_dev_queues": ([PTR, U32], None),
     "lg_dev_seed": ([PTR, U64], None),
 }
-NSTATS = STAT_PORTS + 4 * MAX_PORT
-PORT_STATS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")
+NSTATS = STAT_PORTS + PORT_SLOTS * MAX_PORT
 
 
 class NativeDevice:
@@ -120,8 +119,8 @@ class NativeDevice:
         return {name: self._stats[i] for i, name in enumerate(STATS)}
 
     def port_counters(self, port: int) -> dict[str, int]:
-        """rx/tx packets and bytes of one port."""
-        base = STAT_PORTS + 4 * port
+        """rx/tx packets and bytes of one port, and the errno that took it out of the loop."""
+        base = STAT_PORTS + PORT_SLOTS * port
         return {name: self._stats[base + i] for i, name in enumerate(PORT_STATS)}
 
 

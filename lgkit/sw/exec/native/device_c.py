@@ -32,8 +32,10 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
     void lg_dev_queues(lg_dev *d, uint32_t n)   the traffic manager's priority queues (8): a
                                                  packet of a higher priority is dropped
     u64 *lg_dev_stats(lg_dev *d)                counters (STAT_* below; per port p at
-                                                 STAT_PORTS + 4 * p: rx packets, rx bytes, tx
-                                                 packets, tx bytes); written by the loop only
+                                                 STAT_PORTS + PORT_SLOTS * p: rx packets, rx
+                                                 bytes, tx packets, tx bytes, the errno of a
+                                                 socket error that took the port out of the
+                                                 loop); written by the loop only
 
 The loop handles a program without requests (no clone, recirculation, resubmission, multicast,
 truncation) behind a traffic manager that sends at once (no rates, no pauses): the switch checks
@@ -49,6 +51,9 @@ STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "no_such_port", "tx
          "needs_python", "rx_truncated", "range_errors", "rx_error", "bad_priority")
 """The device's counters before the per-port ones, in order (STAT_<NAME> in C)."""
 STAT_PORTS = len(STATS)
+PORT_STATS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "error")
+"""Each port's counters (STAT_PORTS + PORT_SLOTS * port); error: the errno that took it out."""
+PORT_SLOTS = len(PORT_STATS)
 MAX_PORT = 512
 
 DEVICE = r"""
@@ -89,7 +94,7 @@ typedef struct lg_dev {
     uint8_t *rxbuf;  /* BATCH slots of RX_SLOT */
     uint8_t *one;    /* lg_dev_frame's output */
     pthread_mutex_t mu;
-    u64 st[STAT_PORTS + 4 * MAX_PORT];
+    u64 st[STAT_PORTS + PORT_SLOTS * MAX_PORT];
 } lg_dev;
 
 lg_dev *lg_dev_new(ctx *c, u64 start_ns) {
@@ -217,7 +222,7 @@ int lg_dev_frame(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len, u6
 
 static void flush_port(lg_dev *d, dev_port *p) {
     uint32_t start = 0, n = p->ntx;
-    u64 *pst = d->st + STAT_PORTS + 4 * p->port;
+    u64 *pst = d->st + STAT_PORTS + PORT_SLOTS * p->port;
     while (start < n) {
         int sent = sendmmsg(p->fd, p->tx + start, n - start, 0);
         if (sent > 0) {
@@ -243,7 +248,7 @@ static u64 now_of(lg_dev *d) {
 static int serve_port(lg_dev *d, dev_port *p) {
     int got = recvmmsg(p->fd, d->rx, BATCH, MSG_DONTWAIT, NULL);
     if (got < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
-    u64 *in = d->st + STAT_PORTS + 4 * p->port;
+    u64 *in = d->st + STAT_PORTS + PORT_SLOTS * p->port;
     for (int i = 0; i < got; i++) {
         uint32_t len = d->rx[i].msg_len;
         in[0]++; in[1] += len;
@@ -286,6 +291,7 @@ int lg_dev_run(lg_dev *d) {
             int r = serve_port(d, &d->ports[k]);
             if (r < 0) {  /* a link down or an interface gone: leave it to the Python loop */
                 d->st[STAT_RX_ERROR]++;
+                d->st[STAT_PORTS + PORT_SLOTS * d->ports[k].port + 4] = (u64)-r;
                 epoll_ctl(ep, EPOLL_CTL_DEL, d->ports[k].fd, NULL);
             }
         }
@@ -303,6 +309,7 @@ int lg_dev_run(lg_dev *d) {
 def with_device(program_source: str) -> str:
     """A program's C with the device layer after it (it calls lg_ingress and lg_egress)."""
     defines = [f"#define STAT_{name.upper()} {i}" for i, name in enumerate(STATS)]
-    defines += [f"#define STAT_PORTS {STAT_PORTS}", f"#define DRAW_BITS64_KIND {DRAW_BITS64}"]
+    defines += [f"#define STAT_PORTS {STAT_PORTS}", f"#define PORT_SLOTS {PORT_SLOTS}",
+                f"#define DRAW_BITS64_KIND {DRAW_BITS64}"]
     device = DEVICE.replace("STAT_DEFINES", "\n".join(defines))
     return "#define _GNU_SOURCE\n" + program_source + device
