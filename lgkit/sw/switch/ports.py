@@ -286,11 +286,7 @@ class PortLoop:
                     self._flush_tx()
                     if backend.rx_error is not None:
                         self._port_error(fd, port, backend)
-                pipeline = switch.pipeline
-                if pipeline is not None and pipeline.logs:
-                    for message in pipeline.logs:
-                        self.log.info("P4: %s", message)
-                    pipeline.logs.clear()
+                self._log_pipeline(0)
             if time.monotonic() >= next_housekeeping:
                 next_housekeeping = time.monotonic() + HOUSEKEEPING_S
                 self._housekeeping()
@@ -304,8 +300,13 @@ class PortLoop:
         switch = self.switch
         with switch.lock:
             self._flush_tx()
-            session = NativeSession(switch, engine, [(port, fd) for fd, (port, _)
-                                                     in self.by_fd.items()])
+            try:
+                session = NativeSession(switch, engine, [(port, fd) for fd, (port, _)
+                                                         in self.by_fd.items()])
+            except (ValueError, MemoryError) as exc:
+                self.log.warning("native port loop: %s; the Python loop serves the ports", exc)
+                self._native_off = True
+                return
         self.native_sessions += 1
         session.device.start()
         next_sync = time.monotonic()
