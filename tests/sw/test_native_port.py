@@ -238,3 +238,41 @@ def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veth
         loop.close()
         sender.close()
     assert "interface" in caplog.text and "is gone" in caplog.text
+
+
+def pfc_frame(quanta: int) -> bytes:
+    """802.1Qbb: pause priority 0 for `quanta`."""
+    return (bytes.fromhex("0180c2000001") + b"\x04" * 6 + b"\x88\x08" + bytes.fromhex("01010001")
+            + quanta.to_bytes(2, "big") + bytes(14)).ljust(60, b"\0")
+
+
+@pytest.mark.root
+def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, veths):
+    switch = Switch()
+    pl = native_pipeline(compiled)
+    pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
+    switch.set_pipeline(pl)
+    loop = PortLoop(switch, pass_budget_s=0)
+    loop.add_interface(1, veths["a1"])
+    loop.add_interface(2, veths["b1"])
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    pfc = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    pfc.bind((veths["a0"], 0))
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        pfc.send(pfc_frame(0xFFFF))
+        for _ in range(5):
+            sender.send(frame(1))
+        assert [f[15] for f in receive(sink, 5)] == list(range(5))
+        wait_for(lambda: switch.tm.port(1).queues[0].paused_until > 0, "the PFC frame in the TM")
+        wait_for(lambda: loop.native_sessions == 2, "the C loop again after the pause")
+        wait_for(lambda: switch.counters()["ports"][1]["rx_packets"] == 6, "the port counters")
+        assert switch.passes["ingress"] == 5  # the PFC frame went to the MAC, not the pipeline
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+        for sock in (sender, sink, pfc):
+            sock.close()

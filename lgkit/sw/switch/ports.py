@@ -335,27 +335,34 @@ class PortLoop:
                     next_housekeeping = time.monotonic() + HOUSEKEEPING_S
                     self._housekeeping()
         finally:
-            self._end_native(session)
+            handed = self._end_native(session)
+        with switch.lock:  # a PFC frame stopped the C loop: it and its batch go the Python way
+            for port, frame in handed:
+                self._receive(port, frame)
+            self._flush_tx()
         for port, err in failed:  # as the Python loop handles a read that failed
             for fd, (number, backend) in list(self.by_fd.items()):
                 if number == port:
                     backend.rx_error = OSError(err, os.strerror(err))
                     self._port_error(fd, port, backend)
 
-    def _end_native(self, session: NativeSession) -> None:
+    def _end_native(self, session: NativeSession) -> list[tuple[int, bytes]]:
+        """Stop the C loop and collect its counters; the frames it handed back (PFC)."""
         device = session.device
         if not device.stop():
             self.log.error("the native port loop did not stop; the ports stay with it")
             self._native_off = True
             self._stopping = True
-            return
+            return []
         with self.switch.lock:
             session.sync()
+        handed = device.handed()
         device.close()
         if device.status:
             self.log.error("native port loop: %s; the Python loop serves the ports",
                            os.strerror(-device.status))
             self._native_off = True
+        return handed
 
     def _log_pipeline(self, range_errors: int) -> None:
         """The P4 log of Python passes, and a line for the C loop's out-of-range accesses."""

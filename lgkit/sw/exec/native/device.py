@@ -35,6 +35,8 @@ SIGNATURES = {
     "lg_dev_stats": ([PTR], ctypes.POINTER(U64)),
     "lg_dev_queues": ([PTR, U32], None),
     "lg_dev_seed": ([PTR, U64], None),
+    "lg_dev_handed": ([PTR, INT, ctypes.POINTER(U32), ctypes.POINTER(U32)],
+                      ctypes.POINTER(ctypes.c_char)),
 }
 NSTATS = STAT_PORTS + PORT_SLOTS * MAX_PORT
 
@@ -93,6 +95,16 @@ class NativeDevice:
 
     def _run(self) -> None:
         self.status = self.lib.lg_dev_run(self.dev)
+
+    def handed(self) -> list[tuple[int, bytes]]:
+        """The frames the loop handed back when it stopped at a MAC frame (PFC), in order:
+        (port, bytes) for the Python switch. Only once the loop stopped."""
+        frames: list[tuple[int, bytes]] = []
+        port, length = U32(), U32()
+        while (data := self.lib.lg_dev_handed(self.dev, len(frames), ctypes.byref(port),
+                                              ctypes.byref(length))):
+            frames.append((port.value, ctypes.string_at(data, length.value)))
+        return frames
 
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

@@ -16,16 +16,22 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
                                                  the device's buffer, valid until the next call),
                                                  their number (0: dropped), or -1 when the packet
                                                  needs the Python driver (clone, resubmit,
-                                                 recirculation, multicast, truncation)
+                                                 recirculation, multicast, truncation) or is
+                                                 a MAC frame (PFC)
     int  lg_dev_run(lg_dev *d)                  the port loop (blocks; call it without the GIL):
                                                  epoll over the ports, recvmmsg batches, both
                                                  passes per frame, sendmmsg per output port;
+                                                 it stops by itself at a MAC frame (PFC), which
+                                                 with the rest of its batch lg_dev_handed gives;
                                                  random() draws from a C generator seeded by
                                                  lg_dev_seed (lg_dev_frame keeps the context's
                                                  own: the Python engine's numbers, untimed);
                                                  returns 0 after lg_dev_stop, else -errno
     void lg_dev_seed(lg_dev *d, u64 seed)       the loop generator's seed
     void lg_dev_stop(lg_dev *d)                 ask the loop to return (any thread)
+    const uint8_t *lg_dev_handed(lg_dev *d, int i, uint32_t *port, uint32_t *len)
+                                                 frame i handed back by the loop (NULL past
+                                                 the last): for the Python switch
     void lg_dev_lock(lg_dev *d), lg_dev_unlock   the control plane's critical section: the loop
                                                  holds the lock while it runs a batch, so a table
                                                  image swapped in under it is never seen half-made
@@ -87,6 +93,8 @@ typedef struct lg_dev {
     int nports, stopfd;
     u64 queues;  /* the traffic manager's priority queues: a higher priority is dropped */
     u64 seed;    /* the loop's generator (lg_dev_seed) */
+    int hand_first, hand_count;  /* frames of the last batch handed back (lg_dev_handed) */
+    uint32_t hand_port;
     volatile int stopping;
     int16_t index[MAX_PORT];  /* port number -> its dev_port, -1 none */
     dev_port ports[MAX_PORTS];
@@ -170,6 +178,21 @@ void lg_dev_stop(lg_dev *d) {
     if (write(d->stopfd, &one, sizeof one) < 0) { /* the flag alone stops it within a second */ }
 }
 
+/* A frame for the MAC, not the pipeline: 802.1Qbb PFC (EtherType 0x8808; the switch's traffic
+   manager pauses its queues). */
+static int mac_frame(const uint8_t *data, uint32_t len) {
+    return len >= 14 && data[12] == 0x88 && data[13] == 0x08;
+}
+
+/* The frames the loop handed back when it stopped on a MAC frame (that frame and the rest of
+   its batch, for the Python switch): frame i's bytes and length, NULL past the last. */
+const uint8_t *lg_dev_handed(lg_dev *d, int i, uint32_t *port, uint32_t *len) {
+    int k = d->hand_first + i;
+    if (i < 0 || k >= d->hand_count) return NULL;
+    *port = d->hand_port; *len = d->rx[k].msg_len;
+    return d->rxbuf + (size_t)k * RX_SLOT;
+}
+
 static int needs_python(ctx *c) {
     return c->F[RQ_CLONE] || c->F[RQ_RECIRC] || c->F[RQ_TRUNC] || c->F[RQ_RESUB];
 }
@@ -212,6 +235,7 @@ static long dev_pass(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len
 int lg_dev_frame(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len, u64 now_ns,
                  lg_frame *outs, int max) {
     if (len > RX_SLOT) { d->st[STAT_RX_TRUNCATED]++; return 0; }
+    if (mac_frame(data, len)) return -1;
     uint32_t eport = 0;
     long n = dev_pass(d, port, data, len, now_ns, 0, &eport);
     if (n == -2) return -1;
@@ -251,6 +275,11 @@ static int serve_port(lg_dev *d, dev_port *p) {
     u64 *in = d->st + STAT_PORTS + PORT_SLOTS * p->port;
     for (int i = 0; i < got; i++) {
         uint32_t len = d->rx[i].msg_len;
+        if (mac_frame(d->rxbuf + (size_t)i * RX_SLOT, len)) {  /* stop: Python takes over */
+            d->hand_first = i; d->hand_count = got; d->hand_port = p->port;
+            d->stopping = 1;
+            return got;
+        }
         in[0]++; in[1] += len;
         if (d->rx[i].msg_hdr.msg_flags & MSG_TRUNC) { d->st[STAT_RX_TRUNCATED]++; continue; }
         uint32_t eport = 0;
@@ -285,7 +314,7 @@ int lg_dev_run(lg_dev *d) {
         int n = epoll_wait(ep, evs, MAX_PORTS + 1, 1000);
         if (n < 0 && errno != EINTR) { status = -errno; break; }
         pthread_mutex_lock(&d->mu);
-        for (int e = 0; e < n; e++) {
+        for (int e = 0; e < n && !d->stopping; e++) {
             uint32_t k = evs[e].data.u32;
             if (k == MAX_PORTS) continue;
             int r = serve_port(d, &d->ports[k]);
