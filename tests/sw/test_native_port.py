@@ -213,8 +213,8 @@ def test_device_refuses_bad_ports(compiled):
         device.close()
 
 
-@pytest.mark.root
-def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veths, caplog):
+def routed_switch(compiled, veths: dict[str, str]) -> tuple[Switch, PortLoop]:
+    """A switch on a1 (port 1) and b1 (port 2) routing port 1 to port 2, its loop not run."""
     switch = Switch()
     pl = native_pipeline(compiled)
     pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
@@ -222,6 +222,12 @@ def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veth
     loop = PortLoop(switch, pass_budget_s=0)
     loop.add_interface(1, veths["a1"])
     loop.add_interface(2, veths["b1"])
+    return switch, loop
+
+
+@pytest.mark.root
+def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veths, caplog):
+    switch, loop = routed_switch(compiled, veths)
     sender = raw_socket(veths["a0"])
     thread = threading.Thread(target=loop.run)
     thread.start()
@@ -248,13 +254,7 @@ def pfc_frame(quanta: int) -> bytes:
 
 @pytest.mark.root
 def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, veths):
-    switch = Switch()
-    pl = native_pipeline(compiled)
-    pl.tables["I.route"].insert(TableEntry([Exact(1)], "I.fwd", [2]))
-    switch.set_pipeline(pl)
-    loop = PortLoop(switch, pass_budget_s=0)
-    loop.add_interface(1, veths["a1"])
-    loop.add_interface(2, veths["b1"])
+    switch, loop = routed_switch(compiled, veths)
     sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
     pfc = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     pfc.bind((veths["a0"], 0))
