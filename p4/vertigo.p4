@@ -234,6 +234,23 @@ control VertigoIngress(inout headers_t hdr, inout metadata_t meta,
         vertigo_qlen_band.read(occ, (bit<32>)port * BANDS + (bit<32>)band);
     }
 
+    /* The +1 of an admitted packet, read and written in one action: BMv2 runs egress in other
+     * threads and makes only the register operations of one action atomic, so a read here and
+     * a write in a later action would lose the -1s egress makes in between, and the estimates
+     * would only grow (docs/vertigo.md, "On BMv2"). */
+    action count_in(in bit<9> port, in bit<3> band) {
+        bit<32> slot = (bit<32>)port * BANDS + (bit<32>)band;
+        bit<32> occ;
+        bit<32> in_band;
+        bit<32> peak;
+        vertigo_qlen.read(occ, (bit<32>)port);
+        vertigo_qlen_band.read(in_band, slot);
+        vertigo_qlen_max.read(peak, (bit<32>)port);
+        vertigo_qlen.write((bit<32>)port, occ + 1);
+        vertigo_qlen_band.write(slot, in_band + 1);
+        vertigo_qlen_max.write((bit<32>)port, occ + 1 > peak ? occ + 1 : peak);
+    }
+
     action ecmp(out bit<9> port) {
         bit<8> index;
         hash(index, HashAlgorithm.crc16, 8w0,
@@ -392,20 +409,11 @@ control VertigoIngress(inout headers_t hdr, inout metadata_t meta,
                     hdr.flowinfo.deflections = hdr.flowinfo.deflections |+| 1;
                     seal_flowinfo();
                 }
-                occupancy(port, occ);
             }
         }
 
         /* Enqueue: count the packet into its port and band. */
-        bit<32> in_band;
-        band_occupancy(port, meta.band, in_band);
-        vertigo_qlen.write((bit<32>)port, occ + 1);
-        vertigo_qlen_band.write((bit<32>)port * BANDS + (bit<32>)meta.band, in_band + 1);
-        bit<32> peak;
-        vertigo_qlen_max.read(peak, (bit<32>)port);
-        if (occ + 1 > peak) {
-            vertigo_qlen_max.write((bit<32>)port, occ + 1);
-        }
+        count_in(port, meta.band);
         vertigo_forwarded.count((bit<32>)port);
         meta.counted = 1;
         standard_metadata.egress_spec = port;
