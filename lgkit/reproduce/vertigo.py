@@ -188,6 +188,7 @@ class Workload:
                 stop_process(proc, 10.0, first=signal.SIGINT)  # as Ctrl-C: it writes all
             time.sleep(1.0)
         counters = {k: v - counters_before[k] for k, v in bed.counters().items()}
+        counters["qlen_left"] = bed.estimates()
         tcp = {h: nstat_delta(tcp_before[h], nstat(r)) for h, r in runners.items()}
         cpu = _cores(cpu_before, bed.cpu())
         queues = {h: read_queues(pid) for h, pid in pids.items()}
@@ -379,16 +380,20 @@ def _tables(ctx: Context, workload: Workload, results: dict[str, dict[str, Any]]
                       checks=checks)
     net_rows = [Row(s, [r["net"][k] for k in (
         "vertigo_full_drops", "vertigo_ttl_drops", "tm_drops", "rx_overflow", "vertigo_deflected",
-        "vertigo_pushout", "TcpExtTCPTimeouts", "TcpRetransSegs", "TcpExtTCPSynRetrans",
-        "early", "late", "agent_bypassed", "nfq_peak", "cpu_switches", "cpu_agents",
-        "cpu_busy")])
+        "vertigo_pushout", "qlen_left", "TcpExtTCPTimeouts", "TcpRetransSegs",
+        "TcpExtTCPSynRetrans", "early", "late", "agent_bypassed", "nfq_peak", "cpu_switches",
+        "cpu_agents", "cpu_busy")])
         for s, r in results.items()]
     network = Comparison("Vertigo: drops, deflections, RTOs and reordering (packets)",
                          ["drops", "TTL", "TM", "rx overflow", "deflected", "push-out",
-                          "RTOs", "retrans", "SYN retrans", "early", "late", "agent bypass",
-                          "nfq peak", "switch CPU", "agent CPU", "busy CPU"], net_rows, scale,
+                          "qlen left", "RTOs", "retrans", "SYN retrans", "early", "late",
+                          "agent bypass", "nfq peak", "switch CPU", "agent CPU", "busy CPU"],
+                         net_rows, scale,
                          units="counts during each scheme's run; rx overflow: lost in a software "
                                "switch's receive buffer (the switch fell behind, CPU); "
+                               "qlen left: the program's queue-length estimates summed over "
+                               "every port 1 s after the traffic stopped (~0 on a drained "
+                               "fabric; more means lost updates and ports that look full); "
                                "early/late: Vertigo's receivers (reordered packets they held / "
                                "let pass); agent bypass: packets the kernel queued to the agents "
                                "that passed without them (the queues fail open when an agent "

@@ -24,7 +24,7 @@ from lgkit.core import naming
 from lgkit.core.child import stop_process
 from lgkit.core.targets import DEFAULT_TARGET
 from lgkit.core.topology import load_spec
-from lgkit.measure.p4poll import Cell, read_cells
+from lgkit.measure.p4poll import Cell, cli_registers, read_cells
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.schemes import vertigo_cagent
 from lgkit.schemes.entries import to_session
@@ -159,8 +159,8 @@ class VertigoBed(Testbed):
             to_session(session, topology_writes(self.spec, switch, self.network.port)
                        + band_writes())
             fabric = switch_routes(self.spec, switch, self.network.port).switch_ports
-            rate = round(self.rate_mbps * FABRIC_FACTOR * 1e6)
-            self.host_cli(switch, [f"set_port_rate {rate} {port}" for port in fabric])
+            self.host_cli(switch, self.kind.port_commands(fabric,
+                                                          self.rate_mbps * FABRIC_FACTOR))
             to_session(session, [settings_write(SCHEMES["ecmp"], self.buffer, index)])
         for name in self.spec.hosts:
             node = self.host(name)
@@ -236,6 +236,18 @@ class VertigoBed(Testbed):
             for cell, value in read_cells(self.sessions[switch].read, cells).items():
                 totals[cell.name] += value["packets"]
         return totals
+
+    def estimates(self) -> int:
+        """The program's queue-length estimates (vertigo_qlen) summed over every switch and
+        port: 0 once the fabric has drained, unless they lost updates."""
+        total = 0
+        for switch in self.spec.switches:
+            node = self.network.node(switch)
+            cells = [Cell(switch, "register", "vertigo_qlen", port)
+                     for port, _ in node.port_map()]
+            values = cli_registers(node.switch_cli, cells)
+            total += sum(value["value"] for value in values.values())
+        return total
 
     def cpu(self) -> dict[str, float]:
         """CPU seconds so far: the software switches', the host agents', and the machine's busy
