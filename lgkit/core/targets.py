@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,9 @@ BMV2_QUIET = ("--log-level", "off")
 a log sink it still formats every line (spdlog formats before its null sink drops the text):
 on the LG testbed (Fig. 7 at 10 Mb/s) that halved what each switch forwards per CPU second
 (docs/bmv2.md, "Where BMv2's CPU goes")."""
+
+UNKNOWN_COMMAND = re.compile(r"\*\*\* Unknown syntax: (.*)")
+"What simple_switch_CLI prints for a command it does not have."
 
 TESTBED_TOOLS = ("mnexec", "iperf3", "nft", "ip", "ethtool", "brctl")
 "What every Mininet testbed needs on PATH, whatever the target."
@@ -217,6 +221,11 @@ class Bmv2(Target):
                               timeout=timeout, check=False)
         if done.returncode != 0:
             raise RuntimeError(done.stderr.strip())
+        # simple_switch_CLI exits 0 after a command it does not know: the built-in target's
+        # set_port_rate once left BMv2's ports at their old rate without a word
+        unknown = UNKNOWN_COMMAND.search(done.stdout)
+        if unknown:
+            raise RuntimeError(f"BMv2's runtime CLI does not know {unknown.group(1)!r}")
         return done.stdout
 
     def port_commands(self, ports: list[int], rate_mbps: float) -> list[str]:

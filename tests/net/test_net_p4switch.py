@@ -77,14 +77,20 @@ def test_bmv2_logs_nothing_unless_asked(tmp_path, monkeypatch) -> None:
     assert "--log-level" not in TARGETS["builtin"].switch_argv(ports, 2, 3, False, None)
 
 
-@pytest.mark.bmv2("simple_switch_grpc")
+@pytest.mark.bmv2("simple_switch_grpc", "simple_switch_CLI")
 def test_bmv2_starts_with_the_kits_flags() -> None:
-    """The real simple_switch_grpc accepts the flags the kit gives it (no interfaces: no root)."""
+    """The real simple_switch_grpc accepts the flags the kit gives it (no interfaces: no root),
+    and its runtime CLI the port commands; a command it does not know is an error (its CLI
+    exits 0 after one)."""
     device_id = 90  # clear of the testbeds' switches 1..n
-    process = subprocess.Popen(TARGETS["bmv2"].switch_argv([], device_id, 3, False, None),
+    bmv2 = TARGETS["bmv2"]
+    process = subprocess.Popen(bmv2.switch_argv([], device_id, 3, False, None),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert wait_for_port(grpc_address(device_id), 30.0, process)
+        bmv2.run_cli(device_id, bmv2.port_commands([1], 10.0), 30.0)
+        with pytest.raises(RuntimeError, match="does not know 'set_port_rate 1 1'"):
+            bmv2.run_cli(device_id, ["set_port_rate 1 1"], 30.0)
     finally:
         process.terminate()
         process.wait(10)
