@@ -9,11 +9,11 @@
  * `deflect_ports` (up to 8 ports a packet may be deflected to) and `rank_band` (rank ranges ->
  * priority band; the highest band is served first).
  *
- * Queue lengths. BMv2's enq_qdepth sums all priority queues of a port, so the program keeps its
- * own estimates in registers: +1 per (port, band) when ingress admits a packet, -1 when the
- * packet leaves through egress. The estimates stay exact as long as the traffic manager never
- * drops what P4 admitted, which the control plane guarantees by giving every TM queue more
- * room than capacity + headroom (lgkit/schemes/vertigo_control.py).
+ * Queue lengths. BMv2 tells queue depths only in egress and only of the packet's own (port,
+ * priority) queue, so the program keeps its own estimates in registers: +1 per (port, band)
+ * when ingress admits a packet, -1 when the packet leaves through egress, each in one action.
+ * The estimates stay exact as long as the traffic manager never drops what P4 admitted: every
+ * TM queue has more room than capacity + headroom (docs/vertigo.md).
  *
  * Tail push-out. Vertigo's queue pushes its largest-rank packet out when a smaller-rank packet
  * meets a full buffer, and deflects the pushed-out packet. BMv2 cannot remove a queued packet,
