@@ -44,10 +44,16 @@ class P4RuntimeLGWriter:
         self.session.modify([finsy.P4TableEntry(name, action=action, is_default_action=True)
                              for name in self._tables(GLOBAL_TABLE)])
 
+    def _port_match(self, table: str, port: int) -> finsy.P4TableMatch:
+        """The key of `port` in an lg_port table (its one field: `port` in the v1model program,
+        `meta.port` / `eg_intr_md.egress_port` in the TNA program)."""
+        [key] = self.session.switch.p4info.tables[table].match_fields
+        return finsy.P4TableMatch({key.name: port})
+
     def read_port(self, port: int) -> PortConfig | None:
         """The port's entry (read from the first lg_port table), None if it has none."""
         name = self._tables(PORT_TABLE)[0]
-        entries = self.session.read(finsy.P4TableEntry(name, match=finsy.P4TableMatch(port=port)))
+        entries = self.session.read(finsy.P4TableEntry(name, match=self._port_match(name, port)))
         if not entries:
             return None
         return PortConfig(**{k: int(v) for k, v in entries[0].action.args.items()})
@@ -55,13 +61,18 @@ class P4RuntimeLGWriter:
     def write_port(self, port: int, config: PortConfig, insert: bool) -> None:
         """Insert or modify the port's entry in every lg_port table."""
         action = finsy.P4TableAction(SET_PORT, **asdict(config))
-        entries = [finsy.P4TableEntry(name, match=finsy.P4TableMatch(port=port), action=action)
+        entries = [finsy.P4TableEntry(name, match=self._port_match(name, port), action=action)
                    for name in self._tables(PORT_TABLE)]
         (self.session.insert if insert else self.session.modify)(entries)
 
+    def packet_length(self, session: int) -> int:
+        """The clone session's truncation (packet_length_bytes; 0: whole copies)."""
+        return 0
+
     def set_clone_session(self, session: int, replicas: Sequence[tuple[int, int]]) -> None:
         """Create or replace a clone session."""
-        entry = finsy.P4CloneSessionEntry(session, replicas=list(replicas))
+        entry = finsy.P4CloneSessionEntry(session, replicas=list(replicas),
+                                          packet_length_bytes=self.packet_length(session))
         write = self.session.modify if session in self._sessions else self.session.insert
         write([entry])
         self._sessions.add(session)

@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import finsy
+from finsy.proto import p4r
+
+import lgkit.sw.lang.tna_p4info  # noqa: F401 (bf-p4c's barefoot messages: finsy parses TNA P4Info)
 
 FINSY_LOG = logging.getLogger("finsy")
 FINSY_LOG.setLevel(logging.ERROR)
@@ -93,6 +96,12 @@ class P4RuntimeSession:
         """Modify entities (registers, counters, default actions, existing entries)."""
         with self._lock:
             self._call(self.switch.modify(list(entities)))
+
+    def write(self, updates: Iterable[p4r.Update]) -> None:
+        """Write P4Runtime updates as they are (entities finsy's schema does not know: a TNA
+        program's value sets and registers are P4Info extern entries)."""
+        with self._lock:
+            self._call(self.switch.write(list(updates)))
 
     def delete(self, entities: Iterable[Any]) -> None:
         """Delete entities."""
