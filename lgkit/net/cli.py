@@ -72,8 +72,12 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, help="override the flow length")
     parser.add_argument("--results", help="folder that receives the run's results folder "
                                           "(default measurements/runs)")
-    parser.add_argument("--program", help="P4 program (default: p4/linkguardian.p4; "
-                                          "another program runs the lg_off phase only)")
+    parser.add_argument("--program", help="LinkGuardian program of the protected link's "
+                                          "switches: v1model (default, p4/linkguardian.p4), "
+                                          "tofino (p4/tofino/linkguardian.p4, TNA, builtin "
+                                          "target only), per role as sender=tofino,"
+                                          "receiver=v1model; or a P4 file for every switch "
+                                          "(the lg_off phase only)")
 
 
 def _clean(args: argparse.Namespace) -> int:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from lgkit.control.redis_server import RedisUnavailable
 from lgkit.control.session import SessionError
-from lgkit.core.targets import BuildError, TargetUnavailable, target_kind
+from lgkit.core.targets import DEFAULT_TARGET, BuildError, TargetUnavailable, target_kind
 from lgkit.core.topology import SpecError, TopologySpec, load_spec
 from lgkit.measure.results import RESULTS_ROOT
 from lgkit.net.inject.injectors import InjectorUnavailable
 from lgkit.net.lifecycle.experiment import experiment
 from lgkit.net.runner import PhaseRunner, format_table
+from lgkit.net.spec.programs import LGPrograms, ProgramError, parse_programs
 from lgkit.net.spec.scenario import (
     FLOW_RATE_MBPS,
     Scenario,
@@ -25,11 +26,7 @@ from lgkit.net.spec.scenario import (
     in_range,
     load_scenario,
 )
-from lgkit.net.testbed.lgprotection import (
-    LG_PROGRAM,
-    lg_available,
-    make_protection,
-)
+from lgkit.net.testbed.lgprotection import lg_available, make_protection
 from lgkit.net.testbed.network import NameClash
 from lgkit.net.testbed.p4switch import SwitchError
 from lgkit.net.testbed.testbed import Testbed
@@ -45,12 +42,12 @@ class ExperimentError(RuntimeError):
 
 @dataclass(frozen=True)
 class Plan:
-    """A checked experiment: the scenario with its overrides, the topology, the program, the
+    """A checked experiment: the scenario with its overrides, the topology, the programs, the
     phases that will run and where the results go."""
 
     scenario: Scenario
     spec: TopologySpec
-    program: Path
+    programs: LGPrograms
     phases: list[str]
     use_lg: bool
     results_root: Path | None
@@ -73,24 +70,25 @@ def plan_experiment(args: argparse.Namespace, log=print) -> Plan:
         scenario = _override(load_scenario(args.scenario), args)
         spec = load_spec(scenario.topology)
         check_scenario(scenario, spec.hosts)
-    except (ScenarioError, SpecError) as exc:
+        programs = parse_programs(getattr(args, "program", None))
+    except (ScenarioError, SpecError, ProgramError) as exc:
         raise ExperimentError(str(exc)) from exc
-    program = Path(args.program).resolve() if getattr(args, "program", None) else LG_PROGRAM
-    if not program.is_file():
-        raise ExperimentError(f"no P4 program {program}")
+    if programs.uses_tna and args.target != DEFAULT_TARGET:
+        raise ExperimentError(f"--program {args.program}: the TNA program runs on the built-in "
+                              f"target only (--target {DEFAULT_TARGET}), not on {args.target}")
     root = Path(args.results) if getattr(args, "results", None) else None
     _check_results(root or RESULTS_ROOT)
     runs_p4 = target_kind(args.target).runs_p4
-    use_lg = runs_p4 and program == LG_PROGRAM and lg_available()
+    use_lg = runs_p4 and programs.is_lg and lg_available()
     phases = scenario.phases
     if not use_lg:
         why = (f"{args.target} runs no P4" if not runs_p4
-               else f"the program is {program.name}, not {LG_PROGRAM.name}")
+               else f"the program is {programs.sender.name}, not a LinkGuardian program")
         skipped = [p for p in phases if p != "lg_off"]
         if skipped:
             log(f"LinkGuardian: unavailable ({why}); skipping phases {', '.join(skipped)}")
         phases = [p for p in phases if p == "lg_off"]
-    return Plan(scenario, spec, program, phases, use_lg, root, args.target, args.injector,
+    return Plan(scenario, spec, programs, phases, use_lg, root, args.target, args.injector,
                 args.notifier, args.rate_mbps, getattr(args, "seconds", None) is not None)
 
 
@@ -98,7 +96,10 @@ def run_experiment(plan: Plan, log=print) -> Path:
     """Run a planned experiment; returns the results folder."""
     scenario = plan.scenario
     metadata = {"scenario": dataclasses.asdict(scenario), "target": plan.target,
-                "program": str(plan.program), "topology": plan.spec.name,
+                "program": str(plan.programs.sender), "programs": {
+                    role: str(getattr(plan.programs, role))
+                    for role in ("sender", "receiver", "others")},
+                "topology": plan.spec.name,
                 "phases": plan.phases, "injector_choice": plan.injector}
     try:
         with experiment(f"{scenario.name}-{plan.target}", metadata, root=plan.results_root,
@@ -142,9 +143,11 @@ def _override(scenario, args: argparse.Namespace):
 
 
 def _run_in(store, plan: Plan, log) -> None:
-    scenario, spec, program = plan.scenario, plan.spec, plan.program
-    testbed = Testbed(spec, plan.target, store.path, program=program,
-                      rate_mbps=plan.rate_mbps, log=log, injector=plan.injector)
+    scenario, spec, programs = plan.scenario, plan.spec, plan.programs
+    sender, receiver = spec.protected
+    testbed = Testbed(spec, plan.target, store.path, program=programs.others,
+                      rate_mbps=plan.rate_mbps, log=log, injector=plan.injector,
+                      programs={sender: programs.sender, receiver: programs.receiver})
     if not plan.fixed_seconds:
         slower = at_link_rate(scenario, testbed.rate_mbps)
         if slower.flow.seconds != scenario.flow.seconds:
@@ -153,7 +156,7 @@ def _run_in(store, plan: Plan, log) -> None:
         scenario = slower
     try:
         testbed.start()
-        log(f"testbed: {spec.description} on {plan.target}, program {program.name}")
+        log(f"testbed: {spec.description} on {plan.target}, program {programs.describe()}")
         injector = testbed.corrupt(scenario.loss, log=log)
         store.note(injector=injector.describe(), link_rate_mbps=testbed.rate_mbps,
                    paper_link_gbps=spec.paper_link_gbps, flow_seconds=scenario.flow.seconds)

@@ -19,7 +19,7 @@ behind the receiver's recirculating reordering buffer)."""
 
 def params(target: str, rate_mbps: float):
     bed = SimpleNamespace(testbed=SimpleNamespace(target=target, rate_mbps=rate_mbps),
-                          target_loss=1e-8)
+                          target_loss=1e-8, tna=set())
     return TestbedProtection.params(bed, 1e-2)  # type: ignore[arg-type]
 
 
@@ -51,8 +51,8 @@ def test_backpressure_thresholds_do_not_follow_the_timeout(rate: float, resume: 
 def recirc_lines(target: str) -> list[str]:
     testbed = SimpleNamespace(target=target, rate_mbps=3.0, spec=SimpleNamespace(
         protected=("tx", "rx")), network=SimpleNamespace(priority_queues=3))
-    bed = SimpleNamespace(testbed=testbed, layout=LGLayout(), ports=(2, 1), loop_share=2.0,
-                          courier_share=0.5)
+    bed = SimpleNamespace(testbed=testbed, layouts={"tx": LGLayout(), "rx": LGLayout()},
+                          ports=(2, 1), loop_share=2.0, courier_share=0.5, tna=set())
     lines = TestbedProtection.queue_rates(bed)  # type: ignore[arg-type]
     return [line for switch in ("tx", "rx") for line in lines[switch]
             if line.endswith(f" {LGLayout().recirc_port}")]

@@ -10,8 +10,9 @@ from lgkit.control.linkguardian import (
     switch_setup_ops,
 )
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
+from lgkit.control.tna_setup import TNA_LAYOUT, TnaLGWriter, tna_params
 from lgkit.core.targets import target_kind
-from lgkit.net.testbed.testbed import FRAME_BITS, LG_PROGRAM, Testbed, frames_per_s
+from lgkit.net.testbed.testbed import FRAME_BITS, LG_PROGRAM, TNA_PROGRAM, Testbed, frames_per_s
 
 TIMEOUT_FRAMES = 20
 "ackNoTimeout on scaled links: at least this many full frame times (7 us is ~60 frames at 100G)."
@@ -52,17 +53,26 @@ class TestbedProtection:
     def __init__(self, testbed: Testbed, target_loss: float) -> None:
         sender, receiver = testbed.spec.protected
         self.testbed, self.target_loss = testbed, target_loss
-        self.writers = {s: P4RuntimeLGWriter(testbed.sessions[s]) for s in (sender, receiver)}
         self.ports = (testbed.network.port(sender, receiver),
                       testbed.network.port(receiver, sender))
-        self.layout = layout = LGLayout()
+        self.tna = {s for s in (sender, receiver) if testbed.program_of(s) == TNA_PROGRAM}
+        "The LG switches that run the TNA program (the rest run the v1model one)."
+        self.layouts = {s: TNA_LAYOUT if s in self.tna else LGLayout() for s in (sender, receiver)}
+        self.writers = {s: self._writer(s) for s in (sender, receiver)}
         self.loop_share = LOOP_RATE_SHARE
         self.courier_share = COURIER_RATE_SHARE
         for switch, writer in self.writers.items():
+            layout = self.layouts[switch]
             apply_ops(writer, switch_setup_ops(layout, testbed.network.priority_queues))
+            if isinstance(writer, TnaLGWriter):
+                writer.set_loop_ports([layout.recirc_port, layout.loop_port])
             testbed.network.node(switch).switch_cli(
                 [f"set_queue_depth {RECIRC_QUEUE_DEPTH} {port}"
                  for port in (layout.recirc_port, layout.loop_port)])
+
+    def _writer(self, switch: str) -> P4RuntimeLGWriter:
+        session = self.testbed.sessions[switch]
+        return TnaLGWriter(session) if switch in self.tna else P4RuntimeLGWriter(session)
 
     def params(self, loss: float) -> LGParams:
         """LG parameters for the measured loss, with timing scaled to the link rate and the
@@ -72,8 +82,10 @@ class TestbedProtection:
         timeout_us = ack_timeout_us(self.testbed.target, rate_mbps)
         window_us = max(RESUME_WINDOW_US, frame_times_us(TIMEOUT_FRAMES, rate_mbps))
         resume = max(LGParams().resume_bytes, round(rate_mbps * window_us / 8 / 2))
-        return LGParams(target_loss=self.target_loss, actual_loss=min(max(loss, MIN_LOSS), 0.5),
-                        ack_timeout_us=timeout_us, resume_bytes=resume)
+        params = LGParams(target_loss=self.target_loss,
+                          actual_loss=min(max(loss, MIN_LOSS), 0.5),
+                          ack_timeout_us=timeout_us, resume_bytes=resume)
+        return tna_params(params) if self.tna else params
 
     def _link(self, loss: float) -> ProtectedLink:
         sender, receiver = self.testbed.spec.protected
@@ -82,15 +94,17 @@ class TestbedProtection:
     def queue_rates(self) -> dict[str, list[str]]:
         """Runtime-CLI lines for the current link rate: the loop port's queue rate, the
         recirculation port's (recirc_rate_lines) and the protected ports' courier queue rate (a
-        share of 0 = unlimited)."""
+        share of 0 = unlimited; not on a TNA switch, whose packets all take queue 0: its dummies
+        and explicit ACKs would come from the packet generator)."""
         frames = frames_per_s(self.testbed.rate_mbps)
-        sender, receiver = self.testbed.spec.protected
-        lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {self.layout.loop_port}",
-                          *recirc_rate_lines(self.testbed, self.layout)]
-                 for switch in (sender, receiver)}
+        lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {layout.loop_port}",
+                          *recirc_rate_lines(self.testbed, layout)]
+                 for switch, layout in self.layouts.items()}
         if self.testbed.network.priority_queues >= 3:  # else priority 0 carries everything
-            for switch, port in zip((sender, receiver), self.ports, strict=True):
-                lines[switch].append(f"set_queue_rate {self.courier_share * frames:.0f} {port} 0")
+            for switch, port in zip(self.testbed.spec.protected, self.ports, strict=True):
+                if switch not in self.tna:
+                    lines[switch].append(
+                        f"set_queue_rate {self.courier_share * frames:.0f} {port} 0")
         return lines
 
     def enable(self, loss: float) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lgkit.control.build import BuildError, BuiltProgram, build_program
@@ -15,13 +15,15 @@ from lgkit.core.topology import TopologySpec
 from lgkit.measure.loss import PointCounts, snapshot
 from lgkit.net.inject.injectors import Injector, LGSender, LinkAccess
 from lgkit.net.inject.registry import make_injector
+from lgkit.net.spec.programs import LG_PROGRAMS
 from lgkit.net.testbed.network import KitNetwork
 from lgkit.net.testbed.p4switch import P4Switch
 from lgkit.sw.switch.loss import LossModel
 
 REPO = Path(__file__).resolve().parents[3]
 BASIC_PROGRAM = REPO / "p4" / "basic.p4"
-LG_PROGRAM = REPO / "p4" / "linkguardian.p4"
+LG_PROGRAM = LG_PROGRAMS["v1model"]
+TNA_PROGRAM = LG_PROGRAMS["tofino"]
 FRAME_BITS = 1514 * 8
 "A full-size Ethernet frame (1500-byte payload and header, no FCS)."
 
@@ -46,11 +48,14 @@ class Testbed:
     def __init__(self, spec: TopologySpec, target: str, work_dir: Path,
                  program: Path = BASIC_PROGRAM, rate_mbps: float | None = None,
                  log: Log = print, plain_bridges: bool = False, priority_queues: int = 3,
-                 routes: bool = True, injector: str = "auto") -> None:
+                 routes: bool = True, injector: str = "auto",
+                 programs: Mapping[str, Path] | None = None) -> None:
         """`routes`: install the kit's /32 routes (programs with an `*ipv4_lpm` table); a
         program with other tables gets its entries from the caller, through `sessions`.
-        `injector`: a name of the injector registry (or auto), used by `corrupt`."""
+        `injector`: a name of the injector registry (or auto), used by `corrupt`.
+        `programs`: switch -> its program, where it is not `program`."""
         self.spec, self.target, self.work_dir, self.program = spec, target, work_dir, program
+        self.programs = dict(programs or {})
         self.kind = target_kind(target)
         self.rate_mbps = rate_mbps if rate_mbps is not None else self.kind.link_rate_mbps
         self.log = log
@@ -58,7 +63,8 @@ class Testbed:
         self.network = KitNetwork(spec, target, log_dir=work_dir / "logs",
                                   priority_queues=priority_queues, plain_bridges=plain_bridges)
         self.sessions: dict[str, P4RuntimeSession] = {}
-        self.built: BuiltProgram | None = None
+        self.built: dict[Path, BuiltProgram] = {}
+        "Each program the switches run, built."
         self.injector_choice = injector
         self.injector: Injector | None = None
         "The injector corrupting the protected link now, if any."
@@ -72,34 +78,43 @@ class Testbed:
         """True unless the switches are plain Linux bridges."""
         return self.kind.runs_p4
 
+    def program_of(self, switch: str) -> Path:
+        """The program `switch` runs."""
+        return self.programs.get(switch, self.program)
+
     def start(self) -> Testbed:
-        """Build the program, start the network, push pipeline, routes and rates."""
+        """Build the programs, start the network, push pipelines, routes and rates."""
         if self.is_p4:
-            self.built = build_program(self.program, self.target, self.work_dir / "build")
-        routes = self._route_schema()  # before the network: a wrong program builds nothing
+            sources = dict.fromkeys([self.program, *self.programs.values()])
+            for i, source in enumerate(sources):  # two programs may share a file name
+                out = self.work_dir / "build" / (str(i) if i else "")
+                self.built[source] = build_program(source, self.target, out)
+        # each program's route table before the network: a wrong program builds nothing
+        routes = {source: self._route_schema(source) for source in self.built}
         self.network.start()
-        built = self.built
-        if built is None:  # no P4 (plain Linux bridges)
+        if not self.built:  # no P4 (plain Linux bridges)
             return self
         for switch in self.network.p4_switch_names():
             node: P4Switch = self.network.node(switch)
+            source = self.program_of(switch)
+            built = self.built[source]
             session = P4RuntimeSession(switch, node.grpc_address, node.device_id,
                                        built.p4info, built.config)
             self.sessions[switch] = session.open()
-            if routes is not None:
-                session.insert(route_entries(self.spec, switch, self.network.port, routes))
+            if routes[source] is not None:
+                session.insert(route_entries(self.spec, switch, self.network.port,
+                                             routes[source]))
         self.set_rate(self.p4_rate_mbps())
         return self
 
-    def _route_schema(self) -> RouteSchema | None:
-        """The program's route table, when the testbed installs routes (BuildError if none)."""
-        if not (self.is_p4 and self.routes):
+    def _route_schema(self, source: Path) -> RouteSchema | None:
+        """A program's route table, when the testbed installs routes (BuildError if none)."""
+        if not self.routes:
             return None
-        assert self.built is not None
         try:
-            return RouteSchema.from_p4info(self.built.p4info)
+            return RouteSchema.from_p4info(self.built[source].p4info)
         except ValueError as exc:
-            raise BuildError(f"program {self.program}: {exc}, where the testbed installs its "
+            raise BuildError(f"program {source}: {exc}, where the testbed installs its "
                              "routes") from None
 
     def p4_rate_mbps(self) -> float:
@@ -129,8 +144,8 @@ class Testbed:
         """Where injectors can drop: the wire's ports, and the LG sender's port when the LG
         program runs on a P4 target."""
         lg_sender = None
-        if self.is_p4 and self.program == LG_PROGRAM:
-            sender, receiver = self.spec.protected
+        sender, receiver = self.spec.protected
+        if self.is_p4 and self.program_of(sender) == LG_PROGRAM:
             lg_sender = LGSender(sender, self.network.port(sender, receiver),
                                  self.sessions[sender])
         return LinkAccess(self.network.wire_ports(), frames_per_s(self.rate_mbps), lg_sender)

@@ -1,0 +1,60 @@
+"""The TNA LinkGuardian (p4/tofino/linkguardian.p4) in Mininet on the built-in target (Fig. 7,
+1e-2 corruption on the wire): on both LG switches, and with the v1model program at the other
+end both ways; effective loss 0 with LG on, measured as `lgkit run` measures it."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from test_net_support import assert_machine_clean, network_lock
+
+from lgkit.control.corruptd import CorruptdParams
+from lgkit.core.topology import load_spec
+from lgkit.measure.results import RunStore
+from lgkit.net.inject.injectors import NftInjector
+from lgkit.net.runner import PhaseRunner
+from lgkit.net.spec.programs import LG_PROGRAMS, parse_programs
+from lgkit.net.spec.scenario import Flow, Scenario
+from lgkit.net.testbed.lgprotection import make_protection
+from lgkit.net.testbed.testbed import Testbed
+from lgkit.sw.switch.loss import LossModel
+
+LOSS = LossModel(0.01)
+SCENARIO = Scenario("tna", "fig7", LOSS, Flow("h1", "h3", "cubic", 3.0), ["lg_on"],
+                    CorruptdParams())
+
+pytestmark = [pytest.mark.root,
+              pytest.mark.skipif(not all(p.exists() for p in LG_PROGRAMS.values()),
+                                 reason="a LinkGuardian program is missing from p4/"),
+              pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 missing")]
+
+
+@pytest.mark.parametrize("programs", ["tofino", "sender=tofino,receiver=v1model",
+                                      "sender=v1model,receiver=tofino"])
+def test_effective_loss_is_zero_with_lg_on(programs: str, tmp_path) -> None:
+    chosen = parse_programs(programs)
+    spec = load_spec("fig7")
+    sender, receiver = spec.protected
+    with network_lock():
+        bed = Testbed(spec, "builtin", tmp_path, program=chosen.others, log=lambda line: None,
+                      programs={sender: chosen.sender, receiver: chosen.receiver})
+        injector = None
+        try:
+            bed.start()
+            injector = NftInjector(bed.network.wire_ingress(), LOSS)
+            injector.start()
+            protection = make_protection(bed, 1e-8)
+            assert protection.tna == {s for s, p in ((sender, chosen.sender),
+                                                     (receiver, chosen.receiver))
+                                      if p == LG_PROGRAMS["tofino"]}
+            store = RunStore("tna", {}, root=tmp_path)
+            result = PhaseRunner(bed, SCENARIO, injector, store, protection, "local").run("lg_on")
+        finally:
+            if injector is not None:
+                injector.stop()
+            bed.stop()
+    assert_machine_clean()
+    assert 0.003 < result.link_loss < 0.02, result  # the link corrupts ...
+    assert result.effective_loss == 0.0, result  # ... but nothing is lost between A and D
+    assert result.goodput_mbps > 1.0, result
