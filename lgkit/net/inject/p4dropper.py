@@ -57,8 +57,8 @@ class P4Dropper:
 
 
 def make(link: LinkAccess, model: LossModel) -> P4Dropper:
-    """The dropper on the LG sender's port (LG program on a P4 target only)."""
+    """The dropper on the LG sender's port (the v1model LG program on a P4 target only)."""
     if link.lg_sender is None:
-        raise InjectorUnavailable("p4: unavailable (needs the LinkGuardian program on a P4 "
-                                  "target)")
+        raise InjectorUnavailable("p4: unavailable (needs the v1model LinkGuardian program at "
+                                  "the LG sender on a P4 target)")
     return P4Dropper(link.lg_sender, model, link.frames_per_s)
