@@ -1,6 +1,8 @@
 """The TNA LinkGuardian (p4/tofino/linkguardian.p4) in Mininet on the built-in target (Fig. 7,
 1e-2 corruption on the wire): on both LG switches, and with the v1model program at the other
-end both ways; effective loss 0 with LG on, measured as `lgkit run` measures it."""
+end both ways; effective loss 0 with LG on, measured as `lgkit run` measures it. (The model has
+no packet generator yet, so a TNA sender sends no dummies: were the run's very last frame lost,
+nothing would reveal it; docs/tofino.md, "In Mininet".)"""
 
 from __future__ import annotations
 
