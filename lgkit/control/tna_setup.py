@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import finsy
 from finsy.proto import p4r
 
 from lgkit.control.linkguardian import LGLayout, LGParams, PortConfig
@@ -21,6 +22,18 @@ program). Pipe 1's port 196 is left to the packet generator."""
 
 LOOP_PORTS = "lg_loop_ports"
 "The ingress parser's value set of the ports whose packets carry lg_carry_h."
+
+PKTGEN_PIPE = 1
+PKTGEN_PORT = 196
+"Pipe 1's generator port, where its timer packets enter ingress (lg_pktgen_ports)."
+KIND_DUMMY, KIND_ACK = 7, 8
+"lg_timers kinds (headers.p4): a timer packet leaves as a dummy or an explicit ACK."
+TIMER_APPS = {"sender": (1, KIND_DUMMY), "receiver": (2, KIND_ACK)}
+"Each role's packet-generator timer application and the kind its packets become."
+TIMER_PAYLOAD = bytes.fromhex("020000000002" "020000000001" "0000") + bytes(44)
+"""What follows the pktgen header: the Ethernet header a dummy or explicit ACK leaves with
+(locally administered unicast addresses: a Linux bridge drops a frame whose source is zero),
+padding to the generator's 64-byte frame."""
 
 CARRY_BYTES = 16
 "lg_carry_h, the mirror header of a notification or PFC frame's mirrored copy."
@@ -75,12 +88,30 @@ class TnaLGWriter(P4RuntimeLGWriter):
 
     def set_loop_ports(self, ports: Sequence[int]) -> None:
         """Fill the ingress parser's lg_loop_ports value set."""
-        entry = p4r.ValueSetEntry(value_set_id=self._id(f"LgIngressParser.{LOOP_PORTS}"))
+        self._set_value_set(f"LgIngressParser.{LOOP_PORTS}", ports)
+
+    def _set_value_set(self, name: str, ports: Sequence[int]) -> None:
+        entry = p4r.ValueSetEntry(value_set_id=self._id(name))
         for port in ports:
             member = entry.members.add()
             member.match.add(field_id=1).exact.value = _bits(port)
         self.session.write([p4r.Update(type=p4r.Update.MODIFY,
                                        entity=p4r.Entity(value_set_entry=entry))])
+
+    def set_timer(self, role: str, port: int, period_ns: int) -> list[str]:
+        """The role's timer packets for `port` (`lg_timers` entry and lg_pktgen_ports); returns
+        the switch command that starts the timer (the packet generator is the switch's, not
+        P4Runtime's). Each timer packet becomes a dummy or explicit ACK while the port's
+        budget lasts (dummy_repeat / ack_repeat per update), else egress drops it."""
+        app, kind = TIMER_APPS[role]
+        self._set_value_set("LgIngressParser.lg_pktgen_ports", [PKTGEN_PORT])
+        entry = finsy.P4TableEntry(
+            "lg_timers", match=finsy.P4TableMatch({"hdr.timer.app_id": app,
+                                                   "hdr.timer.batch_id": 0}),
+            action=finsy.P4TableAction("lg_timer", port=port, kind=kind))
+        self.session.insert([entry])
+        return [f"pktgen_timer {app} {period_ns} pipe={PKTGEN_PIPE} "
+                f"payload={TIMER_PAYLOAD.hex()}"]
 
     def write_port(self, port: int, config: PortConfig, insert: bool) -> None:
         """Reset the per-port state of each role whose epoch changes, then write the entry."""

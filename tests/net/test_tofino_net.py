@@ -1,8 +1,7 @@
 """The TNA LinkGuardian (p4/tofino/linkguardian.p4) in Mininet on the built-in target (Fig. 7,
 1e-2 corruption on the wire): on both LG switches, and with the v1model program at the other
-end both ways; effective loss 0 with LG on, measured as `lgkit run` measures it. (The model has
-no packet generator yet, so a TNA sender sends no dummies: were the run's very last frame lost,
-nothing would reveal it; docs/tofino.md, "In Mininet".)"""
+end both ways; effective loss 0 with LG on, measured as `lgkit run` measures it (a TNA end's
+dummies and explicit ACKs from the model's packet generator)."""
 
 from __future__ import annotations
 

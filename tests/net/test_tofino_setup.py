@@ -71,6 +71,11 @@ def test_the_set_up_fills_the_loop_ports_and_truncates_the_port_sessions(rig) ->
     assert config is not None
     assert (config.tx_on, config.rx_on, config.rx_max_holes) == (1, 1, MAX_HOLES)
     assert (config.tx_epoch, config.rx_epoch) == (1, 1)
+    [command] = writer.set_timer("receiver", PORT, 2_000_000)
+    assert command.startswith("pktgen_timer 2 2000000 pipe=1 payload=020000000002020000000001")
+    assert pl.value_sets["LgIngressParser.lg_pktgen_ports"].members() == [[Exact(196)]]
+    [timer] = pl.tables["LgIngress.lg_timers"].entries()
+    assert (timer.keys, timer.params) == ([Exact(2), Exact(0)], [PORT, 8])  # KIND_ACK
 
 
 def test_a_new_epoch_resets_the_roles_per_port_registers(rig) -> None:

@@ -64,11 +64,25 @@ class TestbedProtection:
         for switch, writer in self.writers.items():
             layout = self.layouts[switch]
             apply_ops(writer, switch_setup_ops(layout, testbed.network.priority_queues))
+            commands = [f"set_queue_depth {RECIRC_QUEUE_DEPTH} {port}"
+                        for port in (layout.recirc_port, layout.loop_port)]
             if isinstance(writer, TnaLGWriter):
                 writer.set_loop_ports([layout.recirc_port, layout.loop_port])
-            testbed.network.node(switch).switch_cli(
-                [f"set_queue_depth {RECIRC_QUEUE_DEPTH} {port}"
-                 for port in (layout.recirc_port, layout.loop_port)])
+                commands += writer.set_timer(self._role(switch), self._port(switch),
+                                             self._timer_period_ns())
+            testbed.network.node(switch).switch_cli(commands)
+
+    def _role(self, switch: str) -> str:
+        return "sender" if switch == self.testbed.spec.protected[0] else "receiver"
+
+    def _port(self, switch: str) -> int:
+        return self.ports[0 if self._role(switch) == "sender" else 1]
+
+    def _timer_period_ns(self) -> int:
+        """The TNA ends' packet-generator period: the v1model couriers' queue rate
+        (COURIER_RATE_SHARE of the link's full-size frame rate), so that both programs send
+        dummies and explicit ACKs at most as often."""
+        return round(1e9 / (self.courier_share * frames_per_s(self.testbed.rate_mbps)))
 
     def _writer(self, switch: str) -> P4RuntimeLGWriter:
         session = self.testbed.sessions[switch]
