@@ -247,8 +247,8 @@ control LgIngress(inout headers_t hdr, inout ig_meta_t meta,
                 meta.drop = 1;
             } else if (hdr.lg_data.isValid()) {
                 if (hdr.lg_data.dummy == 1) { meta.drop = 1; } else { meta.deliver = 1; }
-            } else if (hdr.lg_ack.isValid() || hdr.lg_ctrl.isValid()) {
-                meta.drop = 1;  /* control only */
+            } else if ((hdr.lg_ack.isValid() && !hdr.lg_next.isValid()) || hdr.lg_ctrl.isValid()) {
+                meta.drop = 1;  /* control only (a piggybacked ACK has lg_next behind it) */
             } else {
                 meta.deliver = 1;
             }
