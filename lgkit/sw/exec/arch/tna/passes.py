@@ -62,6 +62,7 @@ class Slots:
         self.template = code.template
         self.blocks = code.blocks
         self.types: dict[str, StructLikeT] = code.ns["_tna_types"]
+        self.port_metadata: dict[int, bytes] = {}  # port -> its 64 bits (port_metadata.py)
 
     def get(self, S: list, name: str, default: int = 0) -> int:
         slot = self.sm.get(name)
@@ -90,7 +91,10 @@ def ingress(pl: Pipeline, port: int, data: bytes, now_us: int,
     intr = {"resubmit_flag": int(resubmitted is not None), "ingress_port": port,
             "ingress_mac_tstamp": now_us * 1000}
     prefix = pack_header(x.types[IG_INTR], intr) if IG_INTR in x.types else b""
-    port_md = (resubmitted or b"")[:PORT_METADATA_BYTES].ljust(PORT_METADATA_BYTES, b"\0")
+    if resubmitted is None:
+        port_md = x.port_metadata.get(port, bytes(PORT_METADATA_BYTES))
+    else:
+        port_md = resubmitted[:PORT_METADATA_BYTES].ljust(PORT_METADATA_BYTES, b"\0")
     P = Ctx(prefix + port_md + data, now_us)
     P.count_len = len(data)
     x.put(S, "ingress_intrinsic_metadata_from_parser_t.global_tstamp", now_us * 1000)
