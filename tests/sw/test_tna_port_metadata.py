@@ -1,0 +1,69 @@
+"""Port metadata on the TNA model: the control plane's per-port values
+(`port_metadata PORT FIELD=VALUE...`) in STF and on a switch, what port_metadata_unpack reads,
+and bad commands (tests/p4/tna/port_metadata)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_tm_queues import PROGRAM as V1_PROGRAM
+from testpaths import TESTS
+
+from lgkit.cli import main
+from lgkit.sw.exec.pipeline import Pipeline
+from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.switch.control_service import CommandError, SwitchCommands
+from lgkit.sw.switch.vnet import VirtualNetwork
+
+FOLDER = TESTS / "p4" / "tna" / "port_metadata"
+PROGRAM = FOLDER / "pm.p4"
+FRAME = bytes.fromhex("000000000001" "000000000000" "0800")
+
+
+def test_stf(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stf", str(PROGRAM), str(FOLDER / "ports.stf")]) == 0
+    assert "PASS" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("port_metadata 512 a=1", "PORT must be in 0..511, got 512"),
+    ("port_metadata 1 to=512", "to must be in 0..511, got 512"),
+    ("port_metadata 1 c=1", "'c=1' is not FIELD=VALUE of pm_t (a, b, to, tag)"),
+    ("port_metadata 1 a", "'a' is not FIELD=VALUE of pm_t"),
+    ("port_metadata 1 a=x", "a must be an integer, got 'x'"),
+    ("port_metadata", "port_metadata: expected PORT [FIELD=VALUE]..."),
+])
+def test_bad_commands_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          line: str, message: str) -> None:
+    stf = tmp_path / "bad.stf"
+    stf.write_text(line + "\n")
+    assert main(["stf", str(PROGRAM), str(stf)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_program_without_port_metadata_and_v1model_refuse_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stf = tmp_path / "pm.stf"
+    stf.write_text("port_metadata 1\n")
+    assert main(["stf", str(TESTS / "p4" / "tna" / "pktgen" / "gen.p4"), str(stf)]) == 1
+    assert "reads no port metadata (no port_metadata_unpack)" in capsys.readouterr().err
+    assert main(["stf", str(V1_PROGRAM), str(stf)]) == 1
+    assert "port_metadata: not a command of v1model programs" in capsys.readouterr().err
+
+
+def test_a_switch_sets_port_metadata_through_its_control() -> None:
+    net = VirtualNetwork(seed=1)
+    s1 = net.add_switch("s1", Pipeline.load(compile_file(str(PROGRAM))))
+    hosts = [net.add_host(f"h{i}") for i in range(3)]
+    for port, host in enumerate(hosts, start=1):
+        net.link(host, s1, port=port)
+    cli = SwitchCommands(s1)  # type: ignore[arg-type]
+    cli.run("port_metadata 1 to=3 tag=7")
+    hosts[0].send(FRAME)
+    net.run(until_ns=1_000_000)
+    assert [d for _, d in hosts[2].received] == [
+        bytes.fromhex("000000000001" "000000030007" "0800")]
+    with pytest.raises(CommandError, match="port_metadata: PORT must be in 0..511, got 999"):
+        cli.run("port_metadata 999")
