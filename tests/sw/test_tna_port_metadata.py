@@ -60,10 +60,38 @@ def test_a_switch_sets_port_metadata_through_its_control() -> None:
     for port, host in enumerate(hosts, start=1):
         net.link(host, s1, port=port)
     cli = SwitchCommands(s1)  # type: ignore[arg-type]
-    cli.run("port_metadata 1 to=3 tag=7")
+    cli.run("port_metadata 1 to=3 tag=8")  # queue 0: the only one
     hosts[0].send(FRAME)
     net.run(until_ns=1_000_000)
     assert [d for _, d in hosts[2].received] == [
-        bytes.fromhex("000000000001" "000000030007" "0800")]
+        bytes.fromhex("000000000001" "000000030008" "0800")]
     with pytest.raises(CommandError, match="port_metadata: PORT must be in 0..511, got 999"):
         cli.run("port_metadata 999")
+
+
+def pfc(class_enable: int, quanta: list[int]) -> bytes:
+    """An 802.1Qbb frame: class-enable vector, quanta of priorities 0..7."""
+    body = bytes.fromhex("0101") + class_enable.to_bytes(2, "big")
+    body += b"".join(q.to_bytes(2, "big") for q in quanta + [0] * (8 - len(quanta)))
+    return bytes.fromhex("0180C2000001" "000000000009" "8808") + body
+
+
+def test_qid_picks_the_queue_a_pfc_pause_names() -> None:
+    """Ports 1 and 3 send to port 2 in queues 3 and 1 (their port metadata's tag); h2 pauses
+    priority 3 for 2000 quanta (1.024 ms at 1 Gb/s): only port 1's frames wait, in order."""
+    net = VirtualNetwork(seed=1)
+    s1 = net.add_switch("s1", Pipeline.load(compile_file(str(PROGRAM))), priority_queues=4)
+    hosts = [net.add_host(f"h{i}") for i in (1, 2, 3)]
+    for port, host in enumerate(hosts, start=1):
+        net.link(host, s1, port=port, rate_bps=1e9)
+    cli = SwitchCommands(s1)  # type: ignore[arg-type]
+    cli.run("port_metadata 1 to=2 tag=3")
+    cli.run("port_metadata 3 to=2 tag=1")
+    hosts[1].send(pfc(0b1000, [0, 0, 0, 2000]), at_ns=0)
+    for seq in range(3):
+        hosts[0].send(FRAME[:5] + bytes([seq]) + FRAME[6:], at_ns=10_000)
+    hosts[2].send(FRAME[:5] + b"\x09" + FRAME[6:], at_ns=20_000)
+    net.run(until_ns=5_000_000)
+    got = [(t, d[5], d[11]) for t, d in hosts[1].received]  # dst[5]; src[7:0]: the tag
+    assert [(seq, tag) for _, seq, tag in got] == [(9, 1), (0, 3), (1, 3), (2, 3)]
+    assert got[0][0] < 100_000 and 1_024_000 < got[1][0] < 1_100_000

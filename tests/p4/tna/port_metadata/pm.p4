@@ -1,6 +1,7 @@
 /* Port metadata on the TNA model (tests/sw/test_tna_port_metadata.py): the ingress parser
- * unpacks pm_t (20 bits, as the authors' receiver's); ingress sends the frame to port `to` and
- * writes the four fields into the source MAC (a, b: a byte each; to, tag: 16 bits each). */
+ * unpacks pm_t (20 bits, as the authors' receiver's); ingress sends the frame to port `to`, in
+ * the egress queue (qid) tag[2:0], and writes the four fields into the source MAC (a, b: a byte
+ * each; to, tag: 16 bits each). */
 #include <tna.p4>
 header eth_h { bit<48> dst; bit<48> src; bit<16> etype; }
 struct h_t { eth_h eth; }
@@ -20,6 +21,7 @@ control I(inout h_t h, inout m_t m, in ingress_intrinsic_metadata_t i,
           inout ingress_intrinsic_metadata_for_tm_t tm) {
     apply {
         tm.ucast_egress_port = m.pm.to;
+        tm.qid = (QueueId_t)m.pm.tag[2:0];
         h.eth.src[47:40] = (bit<8>)m.pm.a;
         h.eth.src[39:32] = (bit<8>)m.pm.b;
         h.eth.src[31:16] = (bit<16>)m.pm.to;
