@@ -897,10 +897,10 @@ class P4InfoBuilder:
             self.add_controller_header(header)
         for name, ty, anns in self.model.digests:
             self.add_digest(name, ty, anns)
-        if self.model.port_metadata is not None:
-            self.add_port_metadata(*self.model.port_metadata)
         for vs in self.model.value_sets:
             self.add_value_set(vs)
+        if self.model.port_metadata is not None:  # after the value sets, as bf-p4c
+            self.add_port_metadata(*self.model.port_metadata)
         if (self.model.calls_extern_function or self.model.instances
                 or any(action.params for action in self.info.actions)
                 or any(len(getattr(self.info, name)) for name in TYPE_INFO_USERS)):
