@@ -21,9 +21,9 @@ from lgkit.sw.lang.tna_p4info import (
     TNA_DIGEST,
     TNA_DIRECT_COUNTER,
     TNA_DIRECT_REGISTER,
-    TNA_PORT_METADATA,
     TNA_EXTERNS,
     TNA_METER,
+    TNA_PORT_METADATA,
     TNA_REGISTER,
     TNA_VALUE_SET,
     add_extern,
@@ -31,9 +31,9 @@ from lgkit.sw.lang.tna_p4info import (
     digest_info,
     direct_counter_info,
     direct_register_info,
-    port_metadata_info,
     meter_info,
     pipeline_name,
+    port_metadata_info,
     register_info,
     value_set_info,
 )
@@ -42,7 +42,7 @@ from lgkit.sw.lang.tna_p4info import (
 ACTION, TABLE, VALUE_SET, CONTROLLER_HEADER = 0x01, 0x02, 0x03, 0x04
 ACTION_PROFILE = 0x11
 COUNTER, DIRECT_COUNTER, METER, DIRECT_METER, REGISTER, DIGEST = 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
-DIRECT_PROPERTIES = ("counters", "meters", "registers")  # a table's direct resources (TNA: registers)
+DIRECT_PROPERTIES = ("counters", "meters", "registers")  # direct resources (TNA: registers)
 DEFAULT_TABLE_SIZE = 1024
 TNA_DEFAULT_TABLE_SIZE = 512  # what bf-p4c's P4Info gives a TNA table without `size`
 MATCH_TYPES = {

@@ -527,14 +527,6 @@ class ControlClient:
         self._run = self._channel.unary_unary(RUN_METHOD, request_serializer=_encode,
                                               response_deserializer=_decode)
 
-    def arch_command(self, keyword: str, args: list[str]) -> str:
-        """A configuration command of the program's architecture (TNA: port_metadata)."""
-        pipeline = self._pipeline()
-        if keyword not in pipeline.arch.commands:
-            raise CommandError(f"{keyword}: not a command of {pipeline.arch.name} programs")
-        pipeline.arch.command(pipeline, keyword, args)
-        return ""
-
     def run(self, line: str) -> str:
         """Execute one command; CommandError if the switch refused it, ConnectionError if it
         cannot be reached."""
