@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_tm_queues import PROGRAM as V1_PROGRAM
+from test_tna_pktgen import assert_stf_error, pfc
 from testpaths import TESTS
 
 from lgkit.cli import main
@@ -36,11 +37,7 @@ def test_stf(capsys: pytest.CaptureFixture[str]) -> None:
 ])
 def test_bad_commands_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           line: str, message: str) -> None:
-    stf = tmp_path / "bad.stf"
-    stf.write_text(line + "\n")
-    assert main(["stf", str(PROGRAM), str(stf)]) == 1
-    err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert_stf_error(PROGRAM, line, message, tmp_path, capsys)
 
 
 def test_a_program_without_port_metadata_and_v1model_refuse_it(
@@ -59,7 +56,7 @@ def test_a_switch_sets_port_metadata_through_its_control() -> None:
     hosts = [net.add_host(f"h{i}") for i in range(3)]
     for port, host in enumerate(hosts, start=1):
         net.link(host, s1, port=port)
-    cli = SwitchCommands(s1)  # type: ignore[arg-type]
+    cli = SwitchCommands(s1)
     cli.run("port_metadata 1 to=3 tag=8")  # queue 0: the only one
     hosts[0].send(FRAME)
     net.run(until_ns=1_000_000)
@@ -67,13 +64,6 @@ def test_a_switch_sets_port_metadata_through_its_control() -> None:
         bytes.fromhex("000000000001" "000000030008" "0800")]
     with pytest.raises(CommandError, match="port_metadata: PORT must be in 0..511, got 999"):
         cli.run("port_metadata 999")
-
-
-def pfc(class_enable: int, quanta: list[int]) -> bytes:
-    """An 802.1Qbb frame: class-enable vector, quanta of priorities 0..7."""
-    body = bytes.fromhex("0101") + class_enable.to_bytes(2, "big")
-    body += b"".join(q.to_bytes(2, "big") for q in quanta + [0] * (8 - len(quanta)))
-    return bytes.fromhex("0180C2000001" "000000000009" "8808") + body
 
 
 def test_qid_picks_the_queue_a_pfc_pause_names() -> None:
@@ -84,7 +74,7 @@ def test_qid_picks_the_queue_a_pfc_pause_names() -> None:
     hosts = [net.add_host(f"h{i}") for i in (1, 2, 3)]
     for port, host in enumerate(hosts, start=1):
         net.link(host, s1, port=port, rate_bps=1e9)
-    cli = SwitchCommands(s1)  # type: ignore[arg-type]
+    cli = SwitchCommands(s1)
     cli.run("port_metadata 1 to=2 tag=3")
     cli.run("port_metadata 3 to=2 tag=1")
     hosts[1].send(pfc(0b1000, [0, 0, 0, 2000]), at_ns=0)
