@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import grpc
 import pytest
+from finsy.proto import p4d, p4r
+from test_p4rt_support import (
+    RunningSwitch,
+    StreamClient,
+    batch_errors,
+    compile_program,
+    forwarding_config,
+    set_pipeline,
+)
 from test_tm_queues import PROGRAM as V1_PROGRAM
 from test_tna_pktgen import assert_stf_error, pfc
 from testpaths import TESTS
@@ -14,6 +24,7 @@ from testpaths import TESTS
 from lgkit.cli import main
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
+from lgkit.sw.lang.tna_p4info import TNA_PORT_METADATA
 from lgkit.sw.switch.control_service import CommandError, SwitchCommands
 from lgkit.sw.switch.vnet import VirtualNetwork
 
@@ -85,3 +96,45 @@ def test_qid_picks_the_queue_a_pfc_pause_names() -> None:
     got = [(t, d[5], d[11]) for t, d in hosts[1].received]  # dst[5]; src[7:0]: the tag
     assert [(seq, tag) for _, seq, tag in got] == [(9, 1), (0, 3), (1, 3), (2, 3)]
     assert got[0][0] < 100_000 and 1_024_000 < got[1][0] < 1_100_000
+
+
+def extern_entry(extern_id: int, values: list[int] | None) -> p4r.Entity:
+    """The port metadata ExternEntry: the port, then the fields (None: no entry, a wildcard)."""
+    entry = p4r.ExternEntry(extern_type_id=TNA_PORT_METADATA, extern_id=extern_id)
+    if values is not None:
+        data = p4d.P4Data()
+        data.struct.members.extend(p4d.P4Data(bitstring=bytes([v >> 8, v & 255]))
+                                   for v in values)
+        entry.entry.Pack(data)
+    return p4r.Entity(extern_entry=entry)
+
+
+def test_a_p4runtime_client_writes_and_reads_port_metadata(tmp_path: Path) -> None:
+    config = forwarding_config(*compile_program(PROGRAM, tmp_path))
+    [group] = [e for e in config.p4info.externs if e.extern_type_id == TNA_PORT_METADATA]
+    ident = group.instances[0].preamble.id
+    running = RunningSwitch()
+    client = StreamClient(running.port)
+    try:
+        client.become_primary(10)
+        set_pipeline(client, config)
+        client.write(p4r.Update(type=p4r.Update.INSERT,
+                                entity=extern_entry(ident, [1, 1, 0, 2, 8])))
+        running.inject(1, FRAME)
+        assert running.ports[2].frames.get(timeout=5) == bytes.fromhex(
+            "000000000001" "010000020008" "0800")  # tag 8: queue 0
+        [read] = client.read(extern_entry(ident, None))
+        data = p4d.P4Data()
+        assert read.extern_entry.entry.Unpack(data)
+        assert [int.from_bytes(m.bitstring, "big") for m in data.struct.members] == [
+            1, 1, 0, 2, 8]
+        with pytest.raises(grpc.RpcError) as failed:
+            client.write(p4r.Update(type=p4r.Update.INSERT,
+                                    entity=extern_entry(ident, [1, 1])))
+        [error] = batch_errors(failed.value)
+        assert "a P4Data struct of the port and 4 field bitstrings" in error.message
+        client.write(p4r.Update(type=p4r.Update.DELETE, entity=extern_entry(ident, [1])))
+        assert client.read(extern_entry(ident, None)) == []
+    finally:
+        client.close()
+        running.stop()
