@@ -30,7 +30,7 @@ from lgkit.sw.p4runtime.schema import P4InfoIndex
 
 PROGRAM = TESTS / "p4" / "tna" / "features.p4"
 PACKET = bytes.fromhex("000000000002 000000000001 0800 DEADBEEF".replace(" ", ""))
-BF_P4C_ONLY = {143, 144, 145}  # DynHash, PortMetadata, Snapshot: extern entries we do not write
+BF_P4C_ONLY = {143, 145}  # DynHash, Snapshot: extern entries we do not write
 
 COUNTERS = """#include <tna.p4>
 header eth_h { bit<48> dst; bit<48> src; bit<16> etype; }
@@ -100,7 +100,8 @@ def test_tables_and_externs_carry_the_pipeline_instance_and_bf_p4c_ids() -> None
     assert "Ig.fwd" in [a.preamble.name for a in info.actions]  # actions keep their names
     assert not info.registers
     assert extern_ids(info) == {"pipe.Ig.pkts": (TNA_REGISTER, 0x8B39AE0E),
-                                "pipe.IgDeparser.learn": (142, 0x8EC875B6)}
+                                "pipe.IgDeparser.learn": (142, 0x8EC875B6),
+                                "pipe.IgParser.$PORT_METADATA": (144, 0x90D3F4F7)}
     body = MESSAGES["Register"]()
     assert info.externs[0].instances[0].info.Unpack(body)
     assert (body.size, body.data_field_name, body.type_spec.bitstring.bit.bitwidth) == (
@@ -117,17 +118,17 @@ def test_counters_direct_counters_and_struct_registers() -> None:
     assert list(pipeline.value_sets) == ["IP.types"]
     assert [(e.extern_type_id, e.extern_type_name) for e in info.externs] == [
         (131, "Counter"), (133, "Meter"), (139, "Register"), (132, "DirectCounter"),
-        (254, "ValueSet")]
+        (254, "ValueSet"), (144, "PortMetadata")]
     # bf-p4c: actions in declaration order, a nested control's where it is instantiated, not
     # those only other actions call (inner); value sets as externs
     assert [a.preamble.name for a in info.actions] == ["NoAction", "I.fwd", "I.sub.mark"]
     assert [t.preamble.name for t in info.tables] == ["pipe.I.t", "pipe.I.sub.st"]
-    value_set = info.externs[-1].instances[0].preamble
+    value_set = info.externs[-2].instances[0].preamble
     assert (value_set.name, value_set.alias) == ("pipe.IP.types",) * 2
     ids = extern_ids(info)
     table = info.tables[0]
     assert list(table.direct_resource_ids) == [ids["pipe.I.dc"][1]]
-    assert [i >> 24 for _, i in ids.values()] == [131, 133, 139, 132, 254]
+    assert [i >> 24 for _, i in ids.values()] == [131, 133, 139, 132, 254, 144]
     view = standard_view(info)
     assert [(c.preamble.name, c.spec.unit, c.size) for c in view.counters] == [
         ("I.c", p4i.CounterSpec.BOTH, 512)]
@@ -161,10 +162,23 @@ def test_the_p4info_is_bf_p4cs_but_for_the_entries_we_leave_out(tmp_path: Path) 
     P4InfoIndex.build(theirs).check_against(Pipeline.load(compiled))  # the switch takes it
     ours = build_p4info(compiled.ir)
     kept = [e for e in theirs.externs if e.extern_type_id not in BF_P4C_ONLY]
-    assert len(kept) == 2 < len(theirs.externs)  # Register, Digest; PortMetadata, Snapshot
+    assert len(kept) == 3 < len(theirs.externs)  # Register, Digest, PortMetadata; Snapshot
     del theirs.externs[:]
     theirs.externs.extend(kept)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("program", [TESTS / "p4" / "tna" / "direct" / "direct.p4",
+                                     TESTS / "p4" / "tna" / "port_metadata" / "pm.p4"],
+                         ids=["direct_register", "port_metadata"])
+def test_direct_registers_and_port_metadata_are_bf_p4cs(program: Path, tmp_path: Path) -> None:
+    theirs = bf_p4c_p4info(program, tmp_path)
+    kinds = {e.extern_type_id for e in theirs.externs}
+    assert kinds & {140, 144}  # DirectRegister, PortMetadata
+    kept = [e for e in theirs.externs if e.extern_type_id not in BF_P4C_ONLY]
+    del theirs.externs[:]
+    theirs.externs.extend(kept)
+    assert build_p4info(compile_file(str(program)).ir) == theirs
 
 
 def find(info: p4i.P4Info, kind: str, name: str) -> int:

@@ -129,9 +129,15 @@ def test_a_resume_and_a_new_pause_replace_the_time_left(compiled: object) -> Non
 ])
 def test_bad_commands_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           line: str, message: str) -> None:
+    assert_stf_error(PROGRAM, line, message, tmp_path, capsys)
+
+
+def assert_stf_error(program: Path, line: str, message: str, tmp_path: Path,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    """`lgkit stf` of a one-line STF file fails with one line naming `message`."""
     stf = tmp_path / "bad.stf"
     stf.write_text(line + "\n")
-    assert main(["stf", str(PROGRAM), str(stf)]) == 1
+    assert main(["stf", str(program), str(stf)]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 

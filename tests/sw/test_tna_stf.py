@@ -120,8 +120,9 @@ def test_unmodelled_features_are_refused_at_compile_time(
 
 
 @pytest.mark.parametrize("program", [PROGRAM, FOLDER / "direct" / "direct.p4",
-                                     FOLDER / "pktgen" / "gen.p4"],
-                         ids=["features", "direct", "pktgen"])
+                                     FOLDER / "pktgen" / "gen.p4",
+                                     FOLDER / "port_metadata" / "pm.p4"],
+                         ids=["features", "direct", "pktgen", "port_metadata"])
 def test_bf_p4c_compiles_the_same_program(program: Path, tmp_path: Path) -> None:
     """The model's test programs are TNA as bf-p4c takes it (bf-p4c also requires a direct
     register to be executed by every hit action of its table, which the model does not check)."""
@@ -208,7 +209,7 @@ def test_min_max_port_metadata_direct_counter_and_a_mirror_header_of_fields() ->
     pl.clone_sessions[3] = [(5, 0)]
     frame = bytes.fromhex("000000000002" "00000000ff11" "0800") + b"payload"
     out = dict(pl.run_untimed(1, frame))
-    # port metadata is zero on the model: tag 0; max(0x11, 0x40), min(0xff, 0x40)
+    # no port metadata set for port 1: tag 0; max(0x11, 0x40), min(0xff, 0x40)
     assert out[2] == bytes.fromhex("000000000002" "000000004040" "0800") + b"payload"
     # the mirror header (src, dst, 0x0102) before the original packet, through egress on port 5
     assert out[5] == bytes.fromhex("000000004040" "000000000002" "0102") + frame

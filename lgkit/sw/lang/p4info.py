@@ -20,16 +20,20 @@ from lgkit.sw.lang.frontend.consteval import const_value
 from lgkit.sw.lang.tna_p4info import (
     TNA_DIGEST,
     TNA_DIRECT_COUNTER,
+    TNA_DIRECT_REGISTER,
     TNA_EXTERNS,
     TNA_METER,
+    TNA_PORT_METADATA,
     TNA_REGISTER,
     TNA_VALUE_SET,
     add_extern,
     counter_info,
     digest_info,
     direct_counter_info,
+    direct_register_info,
     meter_info,
     pipeline_name,
+    port_metadata_info,
     register_info,
     value_set_info,
 )
@@ -38,6 +42,7 @@ from lgkit.sw.lang.tna_p4info import (
 ACTION, TABLE, VALUE_SET, CONTROLLER_HEADER = 0x01, 0x02, 0x03, 0x04
 ACTION_PROFILE = 0x11
 COUNTER, DIRECT_COUNTER, METER, DIRECT_METER, REGISTER, DIGEST = 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
+DIRECT_PROPERTIES = ("counters", "meters", "registers")  # direct resources (TNA: registers)
 DEFAULT_TABLE_SIZE = 1024
 TNA_DEFAULT_TABLE_SIZE = 512  # what bf-p4c's P4Info gives a TNA table without `size`
 MATCH_TYPES = {
@@ -383,6 +388,8 @@ class ProgramModel:
     "A control calls an extern function (mark_to_drop, clone, hash, digest, ...)."
     object_prefix: str = ""
     "Before table and extern instance names: TNA's Pipeline instance (`pipe.`), as bf-p4c."
+    port_metadata: tuple[str, str, t.P4Type | None] | None = None
+    "TNA: the ingress parser's `$PORT_METADATA` (name, key name, port_metadata_unpack's type)."
 
 
 def top_level(program: ir.Program) -> dict[str, ir.Decl]:
@@ -476,6 +483,8 @@ class ModelBuilder:
             if isinstance(block, ir.ControlDecl):
                 self.visit_control(block, block.name)
             elif isinstance(block, ir.ParserDecl):
+                if self.model.object_prefix and self.model.port_metadata is None:
+                    self.model.port_metadata = self.port_metadata(block)
                 self.visit_parser(block, block.name)
         for decl in self.program.decls:
             if isinstance(decl, ir.TypeDecl) and decl.kind == "header":
@@ -533,6 +542,16 @@ class ModelBuilder:
             ref.name for d in control.locals if isinstance(d, ir.TableDecl) and d.name in used
             for ref in d.actions}
         return [d for d in own if d.name in direct]
+
+    def port_metadata(self, parser: ir.ParserDecl) -> tuple[str, str, t.P4Type | None]:
+        """bf-p4c's `$PORT_METADATA` of a TNA ingress parser: keyed by its intrinsic metadata
+        parameter, of the type its port_metadata_unpack<T> reads (none: no type)."""
+        key = next((p.name for p in parser.params
+                    if p.type_ref.name == "ingress_intrinsic_metadata_t"), "")
+        unpacked = next((node.type for node in walk(parser)
+                         if isinstance(node, ir.Call) and isinstance(node.target, ir.PathExpr)
+                         and node.target.name == "port_metadata_unpack"), None)
+        return f"{self.model.object_prefix}{parser.name}.$PORT_METADATA", key, unpacked
 
     def visit_parser(self, parser: ir.ParserDecl, prefix: str) -> None:
         """A parser's value sets, and those of the sub-parsers it instantiates."""
@@ -880,6 +899,8 @@ class P4InfoBuilder:
             self.add_digest(name, ty, anns)
         for vs in self.model.value_sets:
             self.add_value_set(vs)
+        if self.model.port_metadata is not None:  # after the value sets, as bf-p4c
+            self.add_port_metadata(*self.model.port_metadata)
         if (self.model.calls_extern_function or self.model.instances
                 or any(action.params for action in self.info.actions)
                 or any(len(getattr(self.info, name)) for name in TYPE_INFO_USERS)):
@@ -915,7 +936,7 @@ class P4InfoBuilder:
             if is_hidden(table.decl.annotations):
                 continue
             self.symbols.add(TABLE, table.name, user_id(table.decl))
-            for prop in ("counters", "meters"):
+            for prop in DIRECT_PROPERTIES:
                 ref = table.decl.properties.get(prop)
                 if isinstance(ref, ir.PathExpr):
                     target = table.scope.find(ref.name)
@@ -924,7 +945,7 @@ class P4InfoBuilder:
         for inst in self.model.instances:
             kind = self.extern_kind(inst.extern)
             if kind is not None and not is_hidden(inst.decl.annotations):
-                direct = (DIRECT_COUNTER, DIRECT_METER, TNA_DIRECT_COUNTER)
+                direct = (DIRECT_COUNTER, DIRECT_METER, TNA_DIRECT_COUNTER, TNA_DIRECT_REGISTER)
                 if kind in direct and inst.name not in self.direct_tables:
                     continue
                 self.symbols.add(kind, inst.name, user_id(inst.decl))
@@ -935,6 +956,8 @@ class P4InfoBuilder:
             self.symbols.add(kind, vs.name, user_id(vs.decl))
         for name, _, anns in self.model.digests:
             self.symbols.add(DIGEST, name, annotation_int(anns.get("id", [])))
+        if self.model.port_metadata is not None:
+            self.symbols.add(TNA_PORT_METADATA, self.model.port_metadata[0], None)
 
     def add_action(self, action: ActionInfo) -> None:
         msg = self.info.actions.add()
@@ -994,7 +1017,7 @@ class P4InfoBuilder:
         if default is not None and decl.default_is_const:
             msg.const_default_action_id = self.symbols.id(ACTION, self.action_name(table, default))
         self.add_initial_default_action(msg, table)
-        for prop in ("counters", "meters"):
+        for prop in DIRECT_PROPERTIES:
             ref = decl.properties.get(prop)
             if isinstance(ref, ir.PathExpr):
                 target = table.scope.find(ref.name)
@@ -1154,6 +1177,8 @@ class P4InfoBuilder:
         if kind == TNA_REGISTER:
             return register_info(self.type_arg_spec(inst), instance_size(inst, 0, "Register"),
                                  pipeline_name(inst.name))
+        if kind == TNA_DIRECT_REGISTER:
+            return direct_register_info(self.type_arg_spec(inst), pipeline_name(inst.name))
         if kind == TNA_DIGEST:
             return digest_info(self.type_arg_spec(inst))
         if kind == TNA_METER:
@@ -1164,6 +1189,14 @@ class P4InfoBuilder:
         if kind == TNA_DIRECT_COUNTER:
             return direct_counter_info(unit, self.symbols.id(TABLE, self.direct_tables[inst.name]))
         return counter_info(unit, instance_size(inst, 0, "Counter"))
+
+    def add_port_metadata(self, name: str, key_name: str, unpacked: t.P4Type | None) -> None:
+        """bf-p4c's PortMetadata entry: the ingress parser's per-port metadata table."""
+        preamble = p4i.Preamble()
+        set_preamble(preamble, self.symbols.id(TNA_PORT_METADATA, name), name,
+                     self.symbols.alias(name), {})
+        spec = self.types.spec(unpacked) if unpacked is not None else None
+        add_extern(self.info, TNA_PORT_METADATA, preamble, port_metadata_info(key_name, spec))
 
     def add_value_set(self, vs: InstanceInfo) -> None:
         """One match per select key: the element itself, or each field of a struct element

@@ -9,9 +9,13 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 # extern_type_id of bf-p4c's --p4runtime-files; also the 8-bit prefix of the instance ids.
 TNA_COUNTER, TNA_DIRECT_COUNTER, TNA_METER, TNA_REGISTER = 131, 132, 133, 139
-TNA_DIGEST, TNA_VALUE_SET = 142, 254  # 254: a parser value_set
+TNA_DIRECT_REGISTER, TNA_DIGEST, TNA_PORT_METADATA = 140, 142, 144
+TNA_VALUE_SET = 254  # a parser value_set
 TNA_EXTERNS = {"Counter": TNA_COUNTER, "DirectCounter": TNA_DIRECT_COUNTER, "Meter": TNA_METER,
-               "Register": TNA_REGISTER, "Digest": TNA_DIGEST, "ValueSet": TNA_VALUE_SET}
+               "Register": TNA_REGISTER, "DirectRegister": TNA_DIRECT_REGISTER,
+               "Digest": TNA_DIGEST, "ValueSet": TNA_VALUE_SET}
+# kept as extern entries in the standard view (P4Runtime has no entity of their kind)
+EXTERN_ONLY = {TNA_DIRECT_REGISTER, TNA_PORT_METADATA}
 TYPE_URL = "type.googleapis.com/barefoot."
 F = descriptor_pb2.FieldDescriptorProto
 
@@ -59,6 +63,12 @@ def _messages() -> dict[str, Any]:
                 _field("type_spec", 1, spec, ".p4.config.v1.P4DataTypeSpec"),
                 _field("size", 2, F.TYPE_INT64),
                 _field("data_field_name", 3, F.TYPE_STRING)]),
+            descriptor_pb2.DescriptorProto(name="DirectRegister", field=[
+                _field("type_spec", 1, spec, ".p4.config.v1.P4DataTypeSpec"),
+                _field("data_field_name", 2, F.TYPE_STRING)]),
+            descriptor_pb2.DescriptorProto(name="PortMetadata", field=[
+                _field("key_name", 1, F.TYPE_STRING),
+                _field("type_spec", 2, spec, ".p4.config.v1.P4DataTypeSpec")]),
         ])
     assert p4t.DESCRIPTOR.name in file.dependency
     pool = descriptor_pool.Default()
@@ -67,11 +77,11 @@ def _messages() -> dict[str, Any]:
     except KeyError:
         pool.Add(file)
     return {name: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"barefoot.{name}"))
-            for name in TNA_EXTERNS}
+            for name in [*TNA_EXTERNS, "PortMetadata"]}
 
 
 MESSAGES = _messages()
-NAMES = {ident: name for name, ident in TNA_EXTERNS.items()}
+NAMES = {ident: name for name, ident in TNA_EXTERNS.items()} | {TNA_PORT_METADATA: "PortMetadata"}
 
 
 def add_extern(info: p4i.P4Info, type_id: int, preamble: p4i.Preamble, body: Any) -> None:
@@ -86,6 +96,15 @@ def add_extern(info: p4i.P4Info, type_id: int, preamble: p4i.Preamble, body: Any
 
 def register_info(type_spec: p4t.P4DataTypeSpec, size: int, data_field_name: str) -> Any:
     return MESSAGES["Register"](type_spec=type_spec, size=size, data_field_name=data_field_name)
+
+
+def direct_register_info(type_spec: p4t.P4DataTypeSpec, data_field_name: str) -> Any:
+    return MESSAGES["DirectRegister"](type_spec=type_spec, data_field_name=data_field_name)
+
+
+def port_metadata_info(key_name: str, type_spec: p4t.P4DataTypeSpec | None) -> Any:
+    """bf-p4c's entry of the ingress parser's port metadata (no type_spec: no unpack)."""
+    return MESSAGES["PortMetadata"](key_name=key_name, type_spec=type_spec)
 
 
 def counter_info(unit: int, size: int) -> Any:
@@ -127,7 +146,7 @@ def standard_view(info: p4i.P4Info) -> p4i.P4Info:
     for table in view.tables:
         table.preamble.name = pipeline_name(table.preamble.name)
     for group in info.externs:
-        if group.extern_type_id not in NAMES:
+        if group.extern_type_id not in NAMES or group.extern_type_id in EXTERN_ONLY:
             view.externs.add().CopyFrom(group)
             continue
         for instance in group.instances:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from finsy.proto import U128, p4r, p4r_grpc
 
-from . import action_profiles, digests, externs, idletimeout, pre, tables, value_sets
+from . import action_profiles, digests, externs, idletimeout, port_metadata, pre, tables, value_sets
 from .arbitration import Arbiter, Session
 from .device import Device
 from .errors import (
@@ -53,6 +53,7 @@ WRITERS: dict[str, Callable[[DeviceState, int, Any], None]] = {
     "packet_replication_engine_entry": lambda s, kind, msg: pre.write_pre(s.pipeline, kind, msg),
     "digest_entry": digests.write_digest_entry,
     "value_set_entry": value_sets.write_value_set,
+    "extern_entry": port_metadata.write_extern,
     "action_profile_member": action_profiles.write_member,
     "action_profile_group": action_profiles.write_group,
 }
@@ -66,6 +67,7 @@ READERS: dict[str, Callable[[DeviceState, Any], Iterator[Any]]] = {
     "packet_replication_engine_entry": lambda s, msg: pre.read_pre(s.pipeline, msg),
     "digest_entry": digests.read_digest_entries,
     "value_set_entry": value_sets.read_value_sets,
+    "extern_entry": port_metadata.read_externs,
     "action_profile_member": action_profiles.read_members,
     "action_profile_group": action_profiles.read_groups,
 }

@@ -18,6 +18,7 @@ import grpc
 
 from lgkit.sw.exec.arch.tna.pktgen import USAGE as PKTGEN_USAGE
 from lgkit.sw.exec.arch.tna.pktgen import Running
+from lgkit.sw.exec.arch.tna.port_metadata import USAGE as PORT_METADATA_USAGE
 from lgkit.sw.exec.arch.untimed import generator
 from lgkit.sw.exec.interp.tables import Exact, Lpm, Optional_, Range, TableEntry, Ternary
 
@@ -135,6 +136,8 @@ class SwitchCommands:
         }
         for keyword, usage in PKTGEN_USAGE.items():
             self.commands[keyword] = (partial(self.pktgen, keyword), usage)
+        for keyword, usage in PORT_METADATA_USAGE.items():
+            self.commands[keyword] = (partial(self.arch_command, keyword), usage)
         self._pktgen: Running | None = None
         switch.on_pipeline_change.append(self._forget_nodes)
 
@@ -157,6 +160,14 @@ class SwitchCommands:
                     self.switch.receive(port, data)
             self._pktgen = Running(generator(pipeline), self.switch.clock, inject)
         self._pktgen.command(keyword, args)
+        return ""
+
+    def arch_command(self, keyword: str, args: list[str]) -> str:
+        """A configuration command of the program's architecture (TNA: port_metadata)."""
+        pipeline = self._pipeline()
+        if keyword not in pipeline.arch.commands:
+            raise CommandError(f"{keyword}: not a command of {pipeline.arch.name} programs")
+        pipeline.arch.command(pipeline, keyword, args)
         return ""
 
     def run(self, line: str) -> str:

@@ -15,6 +15,7 @@ Statements (keywords case-insensitive, `#` starts a comment):
 TNA programs (the kit's addition; lgkit/sw/exec/arch/tna/pktgen.py): the packet generator's
   pktgen_timer APP PERIOD_NS [one_shot] [OPTION=VALUE...]   pktgen_port_down APP [OPTION=VALUE...]
   pktgen_disable APP   port_down PORT
+  and the ingress port metadata (arch/tna/port_metadata.py): port_metadata PORT [FIELD=VALUE]...
 Time (the virtual clock of untimed runs, lgkit/sw/exec/passclock.py): each packet is processed
 to completion when it is sent, every pass costing the clock a fixed time; `wait` alone lets no
 time pass (there is nothing left to wait for), `wait DURATION` (the kit's addition) lets that
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from finsy.proto import p4i
 
 from lgkit.sw.exec.arch.tna.pktgen import USAGE as PKTGEN_USAGE
+from lgkit.sw.exec.arch.tna.port_metadata import USAGE as PORT_METADATA_USAGE
 from lgkit.sw.lang.tna_p4info import standard_view
 
 if TYPE_CHECKING:
@@ -205,12 +207,14 @@ COMMAND_USAGE = {
     "meter_array_set_rates": "NAME RATE:BURST RATE:BURST",
     "wait": "[DURATION] (e.g. 20ms, 500us)",
     **PKTGEN_USAGE,
+    **PORT_METADATA_USAGE,
     "act_prof_create_member": "PROFILE ACTION(PARAM:VALUE, ...)",
     "act_prof_create_group": "PROFILE",
     "act_prof_add_member_to_group": "PROFILE MEMBER GROUP",
     "table_indirect_add": "TABLE [PRIO] KEY:VALUE ... => MEMBER",
     "table_indirect_add_with_group": "TABLE [PRIO] KEY:VALUE ... => GROUP",
 }
+ARCH_USAGE = PKTGEN_USAGE | PORT_METADATA_USAGE  # the architecture runs these (arch.command)
 COMMAND_ARITY = {
     "mirroring_add": (2, 2),
     "mirroring_add_mc": (2, 2),
@@ -230,6 +234,7 @@ COMMAND_ARITY = {
     "pktgen_port_down": (1, 5),
     "pktgen_disable": (1, 1),
     "port_down": (1, 1),
+    "port_metadata": (1, 65),
     "act_prof_create_group": (1, 1),
     "act_prof_add_member_to_group": (3, 3),
 }
@@ -537,7 +542,7 @@ class StfRunner:
         if isinstance(stmt, PacketStmt):
             self.refresh_clone_groups()
             self.collect(self.run_packet(self.pipeline, stmt.port, stmt.data))
-        elif isinstance(stmt, CommandStmt) and stmt.keyword in PKTGEN_USAGE:
+        elif isinstance(stmt, CommandStmt) and stmt.keyword in ARCH_USAGE:
             self.refresh_clone_groups()
             self.collect(self.pipeline.arch.command(self.pipeline, stmt.keyword, stmt.words))
         elif isinstance(stmt, AddStmt):

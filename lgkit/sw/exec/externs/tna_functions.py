@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from lgkit.sw.exec.interp.fnctx import FnCtx
     from lgkit.sw.lang import ir
 
+PORT_METADATA_TYPE = "_tna_port_metadata"  # the namespace key of the port metadata type
+
 
 class MinMax(ExternFunction):
     def __init__(self, name: str):
@@ -28,7 +30,9 @@ class MinMax(ExternFunction):
 
 class PortMetadataUnpack(ExternFunction):
     """T read from the 64 bits of port metadata (or resubmit data) where the parser is, which
-    it then skips (tofino1_specs.p4: PORT_METADATA_SIZE); the model's port metadata is zero."""
+    it then skips (tofino1_specs.p4: PORT_METADATA_SIZE). T, the program's one port metadata
+    type, is kept in the code's namespace (PORT_METADATA_TYPE) for the control plane's
+    per-port values (arch/tna/port_metadata.py)."""
 
     name = "port_metadata_unpack"
 
@@ -36,6 +40,8 @@ class PortMetadataUnpack(ExternFunction):
         t = call.type
         if fx.kind != "parser" or not isinstance(t, StructLikeT) or t.kind != "struct":
             raise unsupported(call, "port_metadata_unpack of a non-struct or outside a parser")
+        if calls.gen.ns.setdefault(PORT_METADATA_TYPE, t) .name != t.name:
+            raise unsupported(call, "port_metadata_unpack of two types in one program")
         values = _read_header(calls.gen, fx, t, fx.temp(), padded=False)
         fx.line("pos += 64")
         return "[" + ", ".join(values) + "]"

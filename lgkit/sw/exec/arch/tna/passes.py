@@ -9,7 +9,8 @@ max_pkt_len (pl.mirror_max_len; the mirror header and the FCS count); not with d
 -> digest (digest_type != 0 and Digest.pack) -> drop (drop_ctl bit 0: unicast, multicast and
 resubmit) -> resubmit (resubmit_type != 0 and Resubmit.emit: the original packet again, the
 resubmit header as its port metadata, resubmit_flag 1; nothing else) -> multicast (mcast_grp_a,
-mcast_grp_b: a copy per member) and unicast (ucast_egress_port, when ingress wrote it); nowhere
+mcast_grp_b: a copy per member) and unicast (ucast_egress_port, when ingress wrote it), each in
+the egress queue `qid` names (the traffic manager's priority; mirror copies: queue 0); nowhere
 to go is a drop. bypass_egress sends the copies out without the egress blocks.
 End of egress (after the egress deparser): mirror (the deparsed packet behind the mirror
 header, cut the same way) -> drop (drop_ctl bit 0) -> a recirculation port (RECIRC_PORTS)
@@ -62,6 +63,7 @@ class Slots:
         self.template = code.template
         self.blocks = code.blocks
         self.types: dict[str, StructLikeT] = code.ns["_tna_types"]
+        self.port_metadata: dict[int, bytes] = {}  # port -> its 64 bits (port_metadata.py)
 
     def get(self, S: list, name: str, default: int = 0) -> int:
         slot = self.sm.get(name)
@@ -90,7 +92,10 @@ def ingress(pl: Pipeline, port: int, data: bytes, now_us: int,
     intr = {"resubmit_flag": int(resubmitted is not None), "ingress_port": port,
             "ingress_mac_tstamp": now_us * 1000}
     prefix = pack_header(x.types[IG_INTR], intr) if IG_INTR in x.types else b""
-    port_md = (resubmitted or b"")[:PORT_METADATA_BYTES].ljust(PORT_METADATA_BYTES, b"\0")
+    if resubmitted is None:
+        port_md = x.port_metadata.get(port, bytes(PORT_METADATA_BYTES))
+    else:
+        port_md = resubmitted[:PORT_METADATA_BYTES].ljust(PORT_METADATA_BYTES, b"\0")
     P = Ctx(prefix + port_md + data, now_us)
     P.count_len = len(data)
     x.put(S, "ingress_intrinsic_metadata_from_parser_t.global_tstamp", now_us * 1000)
@@ -115,12 +120,13 @@ def _ingress_end(pl: Pipeline, x: Slots, port: int, data: bytes, out: bytes, S: 
         result.egress, result.resubmit = mirrors, IngressJob(data, RESUBMIT, (port, P.resubmit))
         return result
     state = (out, bool(x.get(S, TM + "bypass_egress")))
+    qid = x.get(S, TM + "qid")  # the egress queue of every copy (the TM's priority)
     for group in (x.get(S, TM + "mcast_grp_a"), x.get(S, TM + "mcast_grp_b")):
         for rid, member in pl.mc_groups.get(group, ()) if group else ():
-            result.egress.append(EgressJob(member, 0, REPLICA, rid, len(out), state))
+            result.egress.append(EgressJob(member, qid, REPLICA, rid, len(out), state))
     ucast = x.get(S, TM + "ucast_egress_port", NO_PORT)
     if ucast != NO_PORT:
-        result.egress.append(EgressJob(ucast, 0, NORMAL, 0, len(out), state))
+        result.egress.append(EgressJob(ucast, qid, NORMAL, 0, len(out), state))
     if not result.egress:
         result.drops = 1
     result.egress.extend(mirrors)
@@ -160,7 +166,7 @@ def egress(pl: Pipeline, job: EgressJob, now_us: int, enq_qdepth: int = 0, deq_q
     S = x.template[:]
     intr = {"egress_port": job.port, "enq_qdepth": enq_qdepth, "enq_tstamp": enq_timestamp,
             "deq_qdepth": deq_qdepth, "deq_timedelta": deq_timedelta, "egress_rid": job.rid,
-            "pkt_length": len(data)}
+            "pkt_length": len(data), "egress_qid": job.priority}
     prefix = pack_header(x.types[EG_INTR], intr) if EG_INTR in x.types else b""
     P = Ctx(prefix + data, now_us)
     P.count_len = len(data)

@@ -84,7 +84,8 @@ class App:
         return range(first + k * self.period_ns, end_ns, self.period_ns)
 
 
-def _int(text: str, what: str, low: int, high: int) -> int:
+def parse_int(text: str, what: str, low: int, high: int) -> int:
+    """An integer word (0x.. allowed) in low..high (ValueError naming `what`)."""
     try:
         value = int(text, 0)
     except ValueError:
@@ -103,12 +104,12 @@ def parse_app(keyword: str, words: list[str], now_ns: int) -> App:
     line naming the bad word)."""
     if not words:
         raise ValueError(f"usage: {keyword} {USAGE[keyword]}")
-    app = App(_int(words[0], "APP", 0, APPS - 1), "port_down", start_ns=now_ns)
+    app = App(parse_int(words[0], "APP", 0, APPS - 1), "port_down", start_ns=now_ns)
     rest = words[1:]
     if keyword == "pktgen_timer":
         if not rest:
             raise ValueError(f"usage: {keyword} {USAGE[keyword]}")
-        app = replace(app, trigger="periodic", period_ns=_int(rest[0], "PERIOD_NS", 1, 10**15))
+        app = replace(app, trigger="periodic", period_ns=parse_int(rest[0], "PERIOD_NS", 1, 10**15))
         rest = rest[1:]
         if rest and rest[0] == "one_shot":
             app, rest = replace(app, trigger="one_shot"), rest[1:]
@@ -122,7 +123,7 @@ def parse_app(keyword: str, words: list[str], now_ns: int) -> App:
             app = replace(app, payload=_payload(value))
         else:
             field = {"ibg": "ibg_ns", "ipg": "ipg_ns"}.get(name, name)
-            numbers: dict[str, Any] = {field: _int(value, name, *OPTIONS[name])}
+            numbers: dict[str, Any] = {field: parse_int(value, name, *OPTIONS[name])}
             app = replace(app, **numbers)
     if app.batches * app.packets > MAX_BURST:
         raise ValueError(f"batches x packets must be at most {MAX_BURST} on the model, got "
@@ -153,12 +154,12 @@ class PacketGenerator:
         if keyword == "pktgen_disable":
             if len(words) != 1:
                 raise ValueError(f"usage: {keyword} {USAGE[keyword]}")
-            self.apps.pop(_int(words[0], "APP", 0, APPS - 1), None)
+            self.apps.pop(parse_int(words[0], "APP", 0, APPS - 1), None)
             return []
         if keyword == "port_down":
             if len(words) != 1:
                 raise ValueError(f"usage: {keyword} {USAGE[keyword]}")
-            port = _int(words[0], "PORT", 0, 511)
+            port = parse_int(words[0], "PORT", 0, 511)
             return sorted(p for app in self.apps.values() if app.trigger == "port_down"
                           for p in app.burst(now_ns, port))
         app = parse_app(keyword, words, now_ns)
