@@ -4,6 +4,7 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 TARGET ?= builtin
+PROGRAM ?= v1model
 
 FUZZ_EXAMPLES ?= 20000
 
@@ -39,7 +40,7 @@ fuzz: setup
 		tests/sim/test_fuzz_lg_frames.py tests/sw/test_fuzz_p4rt.py
 
 demo: setup
-	$(VENV)/bin/lgkit demo --target $(TARGET)
+	$(VENV)/bin/lgkit demo --target $(TARGET) --program $(PROGRAM)
 
 clean:
 	$(VENV)/bin/lgkit clean
