@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
+from array import array
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +104,7 @@ class NativeEngine:
         self._slots = (U64 * (nslots + TAIL)).from_address(lib.lg_slots(self.ctx))
         self._clone_slots = (U64 * (nslots + TAIL)).from_address(lib.lg_clone_slots(self.ctx))
         self._state_bytes = (nslots + TAIL) * 8
+        self._zeros = bytes(self._state_bytes)  # a fresh job state (_fresh)
         self._sm = program.sm
         self._errors = (U64 * (1 + 2 * MAX_ERRORS)).from_address(lib.lg_errors(self.ctx))
         self._out = ctypes.create_string_buffer(2048)
@@ -262,7 +264,7 @@ class NativeEngine:
             rid = slots[sm["egress_rid"]] if "egress_rid" in sm else 0
             return IngressResult([EgressJob(spec, priority, 0, rid, slots[self._rq - 2], state)],
                                  None, 0)
-        S = list(slots)
+        S = self._words(slots)
         result = IngressResult([], None, 0)
         rq = self._rq
         if S[rq + CLONE]:
@@ -287,7 +289,7 @@ class NativeEngine:
         result.egress.append(self._job(S, spec, 0, data))
         return result
 
-    def _ingress_clone(self, S: list[int], data: bytes) -> list[EgressJob]:
+    def _ingress_clone(self, S: array[int], data: bytes) -> list[EgressJob]:
         """I2E: the original bytes parsed again, metadata reset but for the field list."""
         sm, rq = self._sm, self._rq
         targets = self.pl.clone_sessions.get(S[rq + SESSION])
@@ -296,21 +298,25 @@ class NativeEngine:
         self.lib.lg_parse(self.ctx, S[sm["ingress_port"]], data, len(data))
         if self._errors[0]:
             self._log_errors()
-        parsed = list(self._slots)
+        parsed = self._words(self._slots)
         copy = self._fresh(S, S[rq + CLONE_FL])
         for k in (*self.program.header_slots, rq - 3, rq - 2, rq - 1):
             copy[k] = parsed[k]
         copy[sm["instance_type"]] = INGRESS_CLONE
         return self._replicas(copy, targets, INGRESS_CLONE, data)
 
-    def _fresh(self, S: list[int], field_list: int) -> list[int]:
+    def _words(self, slots: ctypes.Array) -> array[int]:
+        """A copy of the context's slots (F or CF) a job can own."""
+        return array("Q", ctypes.string_at(slots, self._state_bytes))
+
+    def _fresh(self, S: array[int], field_list: int) -> array[int]:
         """Zero slots with the field list's copied from S (no requests)."""
-        copy = [0] * len(S)
+        copy = array("Q", self._zeros)
         for k in self.program.field_lists.get(field_list, ()) if field_list != NO_FL else ():
             copy[k] = S[k]
         return copy
 
-    def _replicas(self, copy: list[int], targets: list[tuple[int, int]], instance_type: int,
+    def _replicas(self, copy: array[int], targets: list[tuple[int, int]], instance_type: int,
                   data: bytes) -> list[EgressJob]:
         jobs = []
         for out_port, rid in targets:
@@ -319,13 +325,13 @@ class NativeEngine:
             jobs.append(self._job(replica, out_port, instance_type, data, rid))
         return jobs
 
-    def _job(self, S: list[int], port: int, instance_type: int, data: bytes,
+    def _job(self, S: array[int], port: int, instance_type: int, data: bytes,
              rid: int | None = None) -> EgressJob:
         sm = self._sm
         priority = S[sm["priority"]] if "priority" in sm else 0
         if rid is None:
             rid = S[sm["egress_rid"]] if "egress_rid" in sm else 0
-        state = (bytes((U64 * len(S))(*S)), data)
+        state = (S.tobytes(), data)
         return EgressJob(port, priority, instance_type, rid, S[self._rq - 2], state)
 
     def egress_pass(self, job: EgressJob, now: int, enq_qdepth: int = 0, deq_qdepth: int = 0,
@@ -364,7 +370,7 @@ class NativeEngine:
     def _egress_clone(self, data: bytes) -> list[EgressJob]:
         """E2E: the headers after egress, metadata reset but for the field list."""
         sm, rq = self._sm, self._rq
-        S = list(self._clone_slots)
+        S = self._words(self._clone_slots)
         targets = self.pl.clone_sessions.get(S[rq + SESSION])
         if not targets:
             return []
