@@ -73,7 +73,7 @@ enum { ST_INGRESS, ST_RECIRC, ST_EGRESS, ST_IN_DROP, ST_EG_DROP, ST_QUEUE_FULL, 
 typedef struct {
     void *ctx; ingress_fn ingress; egress_fn egress; save_fn save; ingress_job_fn ingress_job;
     parse_fn parse; u64 *slots, *cslots;
-    uint32_t words, rq, max_hdr, nprio, sm[NSM]; u64 drop_port;
+    uint32_t words, live, rq, max_hdr, nprio, sm[NSM]; u64 drop_port;
     u64 in_lat, eg_lat, rc_lat, cl_lat, cell; int pending, rpending;
     int tx[MAXPORT];           /* the link direction each port sends on (-1: none) */
     port_t *ports[MAXPORT], *lanes[MAXPORT];
@@ -254,12 +254,23 @@ static const u64 *field_list(switch_t *s, u64 id, uint32_t *count) {
     return 0;
 }
 
+/* A job's copy of the slots that outlive a pass (runtime_c's live_copy, live_clear): the
+   first `live`, and the tail from the cursor registers (rq - 3) on. */
+static void live_copy(switch_t *s, u64 *d, const u64 *S) {
+    memcpy(d, S, s->live * 8);
+    memcpy(d + s->rq - 3, S + s->rq - 3, (s->words - s->rq + 3) * 8);
+}
+static void live_clear(switch_t *s, u64 *d) {
+    memset(d, 0, s->live * 8);
+    memset(d + s->rq - 3, 0, (s->words - s->rq + 3) * 8);
+}
+
 /* An egress job of the slots S (a copy), to `port` (engine.py's _job). */
 static job_t *make_job(net_t *n, switch_t *s, const u64 *S, uint32_t port, uint32_t itype,
                        frame_t *in) {
     job_t *j = malloc(sizeof *j + s->words * 8);
     if (!j) { n->status = E_MEMORY; return 0; }
-    memcpy(j->state, S, s->words * 8);
+    live_copy(s, j->state, S);
     j->next = 0; j->in = in; in->refs++; j->port = port; j->itype = itype;
     j->prio = (uint32_t)sm_get(s, S, SM_PRIORITY); j->length = S[s->rq - 2];
     return j;
@@ -277,7 +288,7 @@ static job_t **clones(net_t *n, switch_t *s, const u64 *S, const u64 *H, uint32_
         job_t *j = malloc(sizeof *j + s->words * 8);
         if (!j) { n->status = E_MEMORY; break; }
         u64 *copy = j->state;
-        memset(copy, 0, s->words * 8);
+        live_clear(s, copy);
         for (uint32_t k = 0; k < count; k++) copy[slots[k]] = S[slots[k]];
         for (uint32_t k = 0; k < s->nhdr; k++) copy[s->hdr[k]] = H[s->hdr[k]];
         sm_set(s, copy, SM_ITYPE, itype);
@@ -300,7 +311,7 @@ static job_t *ingress_jobs(net_t *n, switch_t *s, long spec, frame_t *in, int *d
     if (spec >= 0) return make_job(n, s, s->slots, (uint32_t)spec, 0, in);
     u64 *S = s->slots;
     if (S[s->rq + RQ_CLONE]) {   /* the parse of the clone overwrites the slots */
-        memcpy(s->tmp, S, s->words * 8);
+        live_copy(s, s->tmp, S);
         S = s->tmp;
         s->parse(s->ctx, (uint32_t)sm_get(s, S, SM_IN_PORT), in->d, in->len);
         tail = clones(n, s, S, s->slots, 1, in, tail);
@@ -799,15 +810,16 @@ static void start_losses(net_t *n) {
 net_t *ns_new(void) { return calloc(1, sizeof(net_t)); }
 
 /* A switch on a native engine's context: its passes (fns: ingress, egress of a saved state,
-   state save, ingress of a job, parse), slots and clone slots, the state's words, where the
-   requests start, the standard_metadata slots (SM_*), the drop port, the priority queues, the
-   latencies (ingress, egress, recirculation, clone), the clone sessions as (session, port,
-   rid) triples, the field lists (id, count, slots...) and the header slots with the cursor
-   registers. */
+   state save, ingress of a job, parse), slots and clone slots, the state's words, how many
+   leading slots outlive a pass (the rest are a pass's locals), where the requests start, the
+   standard_metadata slots (SM_*), the drop port, the priority queues, the latencies (ingress,
+   egress, recirculation, clone), the clone sessions as (session, port, rid) triples, the field
+   lists (id, count, slots...) and the header slots with the cursor registers. */
 int ns_switch(net_t *n, void *ctx, void **fns, u64 *slots, u64 *cslots, uint32_t words,
-              uint32_t rq, const uint32_t *sm, u64 drop_port, uint32_t max_hdr, uint32_t nprio,
-              const u64 *lat, const u64 *sessions, uint32_t nsessions, const u64 *fls,
-              uint32_t nfls, uint32_t flwords, const uint32_t *hdr, uint32_t nhdr) {
+              uint32_t live, uint32_t rq, const uint32_t *sm, u64 drop_port, uint32_t max_hdr,
+              uint32_t nprio, const u64 *lat, const u64 *sessions, uint32_t nsessions,
+              const u64 *fls, uint32_t nfls, uint32_t flwords, const uint32_t *hdr,
+              uint32_t nhdr) {
     if (n->nsw == 8 || nprio < 1 || nprio > MAXPRIO) return -1;
     switch_t *s = calloc(1, sizeof *s);
     if (!s) return -1;
@@ -815,7 +827,7 @@ int ns_switch(net_t *n, void *ctx, void **fns, u64 *slots, u64 *cslots, uint32_t
     s->ctx = ctx; s->ingress = (ingress_fn)fns[0]; s->egress = (egress_fn)fns[1];
     s->save = (save_fn)fns[2]; s->ingress_job = (ingress_job_fn)fns[3];
     s->parse = (parse_fn)fns[4];
-    s->slots = slots; s->cslots = cslots; s->words = words; s->rq = rq;
+    s->slots = slots; s->cslots = cslots; s->words = words; s->live = live; s->rq = rq;
     memcpy(s->sm, sm, sizeof s->sm); s->drop_port = drop_port;
     s->max_hdr = max_hdr; s->nprio = nprio;
     s->in_lat = lat[0]; s->eg_lat = lat[1]; s->rc_lat = lat[2]; s->cl_lat = lat[3];

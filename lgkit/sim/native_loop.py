@@ -43,7 +43,7 @@ U32P = ctypes.POINTER(U32)
 SIGNATURES = {
     "ns_new": ([], PTR),
     "ns_free": ([PTR], None),
-    "ns_switch": ([PTR, PTR, ctypes.POINTER(PTR), PTR, PTR, U32, U32, U32P, U64, U32, U32,
+    "ns_switch": ([PTR, PTR, ctypes.POINTER(PTR), PTR, PTR, U32, U32, U32, U32P, U64, U32, U32,
                    U64P, U64P, U32, U64P, U32, U32, U32P, U32], INT),
     "ns_queue": ([PTR, INT, INT, INT, U32, U32, U64], INT),
     "ns_port_rate": ([PTR, INT, INT, INT, U64, U64, U64], INT),
@@ -177,7 +177,8 @@ class NativeLoop:
         latencies = (sw.ingress_latency_ns, sw.egress_latency_ns, sw.recirc_latency_ns,
                      sw.clone_latency_ns)
         index = self.lib.ns_switch(
-            self.ptr, ctx, fns, elib.lg_slots(ctx), elib.lg_clone_slots(ctx), nslots + TAIL, rq,
+            self.ptr, ctx, fns, elib.lg_slots(ctx), elib.lg_clone_slots(ctx), nslots + TAIL,
+            program.live, rq,
             sm, pl.drop_port, program.max_header_bytes, sw.tm.priority_queues,
             _u64s(latencies), _u64s(sessions), len(sessions) // 3, _u64s(fls),
             len(program.field_lists), len(fls), (U32 * max(1, len(hdr)))(*hdr), len(hdr))

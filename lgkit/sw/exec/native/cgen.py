@@ -87,6 +87,7 @@ class Program:
     header_slots: list[int] = field(default_factory=list)  # every slot of the headers
     requests: bool = False  # it clones, resubmits, recirculates, truncates or multicasts
     loops: list[str] = field(default_factory=list)  # where each loop is (C id -> source loc)
+    live: int = 0  # slots [0, live) outlive a pass (the blocks' parameters); the rest are locals
 
 
 def generate(program: ir.Program) -> Program:
@@ -151,6 +152,7 @@ class _Gen:
         self.effects = 0  # calls with side effects generated inside expressions so far
         self.presets: dict[int, str] = {}  # id(expr) -> its C text (an assignment's place)
         self.loops: list[str] = []  # every loop's source location, by C id
+        self.live = 0  # the roots' slots, allocated first
 
     # ------------------------------------------------------------------ program
 
@@ -159,6 +161,7 @@ class _Gen:
         if set(blocks) != set(BLOCK_PARAMS):
             raise Unsupported("an architecture other than v1model's V1Switch")
         self._roots(blocks)
+        self.live = len(self.layout.widths)
         for d in self.program.decls:
             if isinstance(d, ir.InstanceDecl) and d is not self.program.main:
                 self._instance(d, "")
@@ -177,7 +180,7 @@ class _Gen:
                        self.emit_bytes, self.layout.widths,
                        {n: k for n, k in self.roots["SM"].fields.items() if isinstance(k, int)},
                        self._field_lists(), fixed(self.roots["H"].slots()), self.requests,
-                       self.loops)
+                       self.loops, self.live)
 
     def _field_lists(self) -> dict[int, list[int]]:
         """@field_list(ids...) annotated user metadata fields (nested structs included); an id
@@ -1299,7 +1302,8 @@ class _Gen:
         return runtime_c.program_source(
             nslots=len(self.layout.widths), ntables=len(self.table_list),
             nregisters=len(self.register_list), ncounters=len(self.counter_list),
-            functions=self.functions, bodies=bodies, sm=slots, max_header_bytes=self.emit_bytes)
+            functions=self.functions, bodies=bodies, sm=slots, max_header_bytes=self.emit_bytes,
+            live=self.live)
 
 
 RANGE_ERRORS = ("register {name}: read index {index} out of range",

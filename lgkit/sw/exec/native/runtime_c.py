@@ -30,9 +30,20 @@ typedef struct {
 #define RQ_RESUB (RQ + 7)
 #define RQ_RESUB_FL (RQ + 8)
 
+/* Only slots [0, LIVE) (headers, metadata, standard_metadata) and the TAIL words from NSLOTS
+   outlive a pass: every other slot is a local or parameter its block writes before reading. */
+#define TAIL (3 + 9)
+static inline void live_clear(u64 *d) {
+    memset(d, 0, LIVE * 8); memset(d + NSLOTS, 0, TAIL * 8);
+}
+static inline void live_copy(void *d, const void *s) {
+    memcpy(d, s, LIVE * 8);
+    memcpy((uint8_t *)d + NSLOTS * 8, (const uint8_t *)s + NSLOTS * 8, TAIL * 8);
+}
+
 typedef struct ctx {
-    u64 F[NSLOTS + 3 + 9];  /* the slots, pos, plen and count_len when saved, the requests */
-    u64 CF[NSLOTS + 3 + 9];  /* F when egress asked for an E2E clone, before compute */
+    u64 F[NSLOTS + TAIL];  /* the slots, pos, plen and count_len when saved, the requests */
+    u64 CF[NSLOTS + TAIL];  /* F when egress asked for an E2E clone, before compute */
     const uint8_t *data; uint32_t len, pos;
     uint8_t *out; uint32_t opos;
     u64 plen, count_len, drop_port;
@@ -186,12 +197,12 @@ u64 *lg_slots(ctx *c) { return c->F; }
 u64 *lg_clone_slots(ctx *c) { return c->CF; }
 
 /* The state a packet takes from ingress to egress: the slots and the cursor registers, saved
-   in place (the caller copies F's STATE_BYTES) or restored from a copy. */
+   in place (the caller copies F's live words) or restored from a copy. */
 void lg_state_save(ctx *c) {
     c->F[NSLOTS] = c->pos; c->F[NSLOTS + 1] = c->plen; c->F[NSLOTS + 2] = c->count_len;
 }
 static void state_restore(ctx *c, const uint8_t *state, const uint8_t *data, uint32_t len) {
-    memcpy(c->F, state, sizeof c->F);
+    live_copy(c->F, state);
     c->pos = (uint32_t)c->F[NSLOTS]; c->plen = c->F[NSLOTS + 1]; c->count_len = c->F[NSLOTS + 2];
     c->data = data; c->len = len;
 }
@@ -228,7 +239,7 @@ static long ingress_body(ctx *c, const uint8_t *data, uint32_t len) {
    resubmitted or multicast (the caller makes the jobs). `data` must stay valid until its
    egress pass (the payload is read from it). */
 long lg_ingress(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
-    memset(c->F, 0, sizeof c->F);
+    live_clear(c->F);
     c->F[SM_ingress_port] = port & 0x1FF;
     c->F[SM_ingress_global_timestamp] = now & 0xFFFFFFFFFFFFULL;
     c->F[SM_instance_type] = 0;
@@ -239,7 +250,7 @@ long lg_ingress(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 no
    its preserved field list. */
 long lg_ingress_job(ctx *c, const uint8_t *data, uint32_t len, u64 now, u64 instance_type,
                     const u64 *pre, uint32_t npre) {
-    memset(c->F, 0, sizeof c->F);
+    live_clear(c->F);
     for (uint32_t i = 0; i < npre; i++) c->F[pre[2 * i]] = pre[2 * i + 1];
     if (instance_type == 0) {
         c->F[SM_ingress_port] = 0;
@@ -251,7 +262,7 @@ long lg_ingress_job(ctx *c, const uint8_t *data, uint32_t len, u64 now, u64 inst
 
 /* An I2E clone's parse of the original bytes (fresh slots, ingress_port set), saved in F. */
 void lg_parse(ctx *c, uint32_t port, const uint8_t *data, uint32_t len) {
-    memset(c->F, 0, sizeof c->F);
+    live_clear(c->F);
     c->F[SM_ingress_port] = port;
     c->data = data; c->len = len; c->pos = 0; c->plen = len; c->count_len = len;
     c->loops = 0;
@@ -279,7 +290,7 @@ long lg_egress(ctx *c, u64 port, u64 instance_type, u64 now, u64 enq_qdepth, u64
         return -1;
     }
     blk_eg(c);
-    if (c->F[RQ_CLONE]) { lg_state_save(c); memcpy(c->CF, c->F, sizeof c->F); }
+    if (c->F[RQ_CLONE]) { lg_state_save(c); live_copy(c->CF, c->F); }
     if (c->F[SM_egress_spec] == c->drop_port) return -1;
     blk_ck(c);
     c->out = out; c->opos = 0;
@@ -321,9 +332,9 @@ OPTIONAL_SM = {"enq_timestamp": ("enq_ts", "0xFFFFFFFFULL"),
 
 def program_source(nslots: int, ntables: int, nregisters: int, ncounters: int,
                    functions: list[str], bodies: dict[str, str], sm: dict[str, int],
-                   max_header_bytes: int = 0) -> str:
+                   max_header_bytes: int = 0, live: int = 0) -> str:
     """The whole C file: the fixed parts with the program's sizes, its functions and blocks."""
-    defines = [f"#define NSLOTS {max(nslots, 1)}", f"#define NTABLES {max(ntables, 1)}",
+    defines = [f"#define NSLOTS {max(nslots, 1)}", f"#define LIVE {live}", f"#define NTABLES {max(ntables, 1)}",
                f"#define NREGISTERS {max(nregisters, 1)}", f"#define NCOUNTERS {max(ncounters, 1)}",
                f"#define MAX_HEADER_BYTES {max_header_bytes}", f"#define MAX_ERRORS {MAX_ERRORS}"]
     defines += [f"#define SM_{name} {slot}" for name, slot in sorted(sm.items())]
