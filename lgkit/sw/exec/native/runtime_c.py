@@ -334,7 +334,8 @@ def program_source(nslots: int, ntables: int, nregisters: int, ncounters: int,
                    functions: list[str], bodies: dict[str, str], sm: dict[str, int],
                    max_header_bytes: int = 0, live: int = 0) -> str:
     """The whole C file: the fixed parts with the program's sizes, its functions and blocks."""
-    defines = [f"#define NSLOTS {max(nslots, 1)}", f"#define LIVE {live}", f"#define NTABLES {max(ntables, 1)}",
+    defines = [f"#define NSLOTS {max(nslots, 1)}", f"#define LIVE {live}",
+               f"#define NTABLES {max(ntables, 1)}",
                f"#define NREGISTERS {max(nregisters, 1)}", f"#define NCOUNTERS {max(ncounters, 1)}",
                f"#define MAX_HEADER_BYTES {max_header_bytes}", f"#define MAX_ERRORS {MAX_ERRORS}"]
     defines += [f"#define SM_{name} {slot}" for name, slot in sorted(sm.items())]
