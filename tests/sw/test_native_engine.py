@@ -4,6 +4,7 @@ packets), its build cache, and the one-line fallback to the Python engine."""
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,11 @@ from lgkit.cli import main
 from lgkit.sw.exec.native.build import CACHE_ENV
 from lgkit.sw.exec.native.select import native_engine, use_engine
 from lgkit.sw.exec.pipeline import ENGINE_ENV, Exact, Lpm, Pipeline, TableEntry
-from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.p4info import build_p4info
 from lgkit.sw.switch.clock import VirtualClock
 from lgkit.sw.switch.switch import Switch
+from lgkit.sw.switch.watchdog import Watchdog
 from lgkit.sw.tools.bench_pipeline import ROUTER_P4, router_packet
 from lgkit.sw.tools.stf import StfRunner, parse_stf
 
@@ -465,3 +467,25 @@ def test_the_python_engine_is_the_default(capsys: pytest.CaptureFixture[str]) ->
     assert use_engine(pl, compiled.ir, "python") is None
     assert capsys.readouterr().err == ""
     assert native_engine(pl, compiled.ir).program.tables  # native builds when asked
+
+
+def test_the_watchdog_stops_a_native_pass_spinning_in_a_loop() -> None:
+    """A 4e9-iteration loop in C (hours in the Python engine, seconds here) is ended by the
+    watchdog within its budget, dropped without the loop bound's log line, and the next pass
+    runs as usual (the stop request withdrawn)."""
+    compiled = compile_file(str(TESTS / "p4" / "reliability" / "slow_pass.p4"))
+    pl = Pipeline.load(compiled)
+    pl.max_loop_iterations = 1 << 62  # the watchdog, not the loop bound, ends the pass
+    native = native_engine(pl, compiled.ir)
+    dog = Watchdog(0.05)
+    dog.start()
+    try:
+        started = time.thread_time()
+        assert dog.run(native.ingress_pass, 1, bytes([1, 2]) + bytes(60), 0) is None
+        assert dog.timeouts == 1
+        assert time.thread_time() - started < 1.0  # CPU time: the loop did not run on
+        assert pl.logs == []
+        result = dog.run(native.ingress_pass, 1, bytes([0, 2]) + bytes(60), 1)
+        assert [job.port for job in result.egress] == [2]
+    finally:
+        dog.stop()

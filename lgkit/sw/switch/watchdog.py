@@ -6,6 +6,9 @@ P4 parsers can loop and `for` loops can be long; the interpreter bounds parser w
 the CPU time of the thread running the pass; past the budget it raises PassTimeout in that
 thread (PyThreadState_SetAsyncExc), which Python delivers between two bytecodes of the pass.
 The pass is dropped and counted (`pass_timeout`); the switch goes on with the next packet.
+A pass of the native engine (a method of an object with `stop_pass`) runs in C, where no
+exception lands: the watchdog also asks it to stop, and its loops end the pass at their next
+iteration; the exception is then delivered as soon as the pass is back in Python.
 
 Delivery is made exact by a small handshake (the pass's thread clears a request that arrives
 after its pass ended), so the exception never lands outside the pass that ran too long.
@@ -55,6 +58,7 @@ class Watchdog:
         self._thread = 0   # the thread running it
         self._target = 0   # the token the watchdog is aborting
         self._done = 0     # the token whose abort attempt has finished
+        self._stopper: Callable[[bool], None] | None = None  # the native pass's stop_pass
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
 
@@ -65,6 +69,7 @@ class Watchdog:
         token = next(self._tokens)
         try:
             self._thread = threading.get_ident()
+            self._stopper = getattr(getattr(fn, "__self__", None), "stop_pass", None)
             self._current = token
             try:
                 result = fn(*args)
@@ -86,6 +91,8 @@ class Watchdog:
                 while self._target == token and self._done != token:
                     time.sleep(0.0005)
                 _clear_async_exc(self._thread, None)
+                if self._stopper is not None:
+                    self._stopper(False)
                 self._target = 0
                 return
             except PassTimeout:  # delivered while we waited: nothing is pending any more
@@ -122,7 +129,10 @@ class Watchdog:
     def _abort(self, token: int, thread: int) -> None:
         self._target = token
         try:
+            stopper = self._stopper
             if self._current == token:
                 _set_async_exc(thread, PassTimeout)
+                if stopper is not None:
+                    stopper(True)
         finally:
             self._done = token

@@ -589,7 +589,7 @@ class _Gen:
         self.loops.append(str(s.loc))
         fn.line("{")
         fn.level += 1
-        count = f"if (++c->loops > c->loop_limit) loop_limit(c, {n});"
+        count = f"if (++c->loops > c->loop_limit || c->stop) loop_limit(c, {n});"
         if isinstance(s, ir.For):
             for init in s.init:
                 self._stmt(fn, init)

@@ -42,6 +42,7 @@ SIGNATURES = {  # name: (argument types, result type)
     "lg_free": ([PTR], None),
     "lg_slots": ([PTR], PTR),
     "lg_clone_slots": ([PTR], PTR),
+    "lg_stop": ([PTR], PTR),
     "lg_errors": ([PTR], PTR),
     "lg_config": ([PTR, U64, U32, U64], None),
     "lg_rng": ([PTR, DRAW], None),
@@ -103,6 +104,7 @@ class NativeEngine:
         self._rq = nslots + 3  # where the requests start
         self._slots = (U64 * (nslots + TAIL)).from_address(lib.lg_slots(self.ctx))
         self._clone_slots = (U64 * (nslots + TAIL)).from_address(lib.lg_clone_slots(self.ctx))
+        self._stop = ctypes.c_int.from_address(lib.lg_stop(self.ctx))
         self._state_bytes = (nslots + TAIL) * 8
         self._zeros = bytes(self._state_bytes)  # a fresh job state (_fresh)
         self._sm = program.sm
@@ -235,6 +237,11 @@ class NativeEngine:
         if r < 0:
             return r, None
         return r & 0x3FF, ctypes.string_at(out, r >> 10)
+
+    def stop_pass(self, stop: bool) -> None:
+        """The watchdog's request that the pass running on this engine end at its next loop
+        iteration, dropped (stop), or its withdrawal once that pass is over."""
+        self._stop.value = int(stop)
 
     def ingress_pass(self, port: int, data: bytes, now: int) -> IngressResult:
         """Pipeline.ingress on the native engine: the packet's egress job, or a drop."""

@@ -58,6 +58,7 @@ typedef struct ctx {
     jmp_buf jb;  /* where the running block catches a stack index out of bounds */
     jmp_buf pass_jb;  /* where the pass ends when its loops ran past loop_limit */
     u64 loops, loop_limit;  /* iterations in this pass, Pipeline.max_loop_iterations */
+    volatile int stop;  /* the watchdog's request: the pass ends at its next loop iteration */
     int deparsing;  /* the egress pass is in the deparser (a loop-limit drop keeps clones) */
 } ctx;
 
@@ -88,8 +89,9 @@ static inline u64 si(ctx *c, u64 index, u64 size) {  /* a stack index checked at
     return index;
 }
 
-static void loop_limit(ctx *c, u64 loop) {  /* the loop ran past the pass's bound */
-    range_error(c, (4ULL << 32) | loop, c->loop_limit);
+static void loop_limit(ctx *c, u64 loop) {  /* the loop ran past the pass's bound, or the
+                                             watchdog stopped the pass (no log line) */
+    if (!c->stop) range_error(c, (4ULL << 32) | loop, c->loop_limit);
     longjmp(c->pass_jb, 1);
 }
 
@@ -195,6 +197,7 @@ long lg_nop(ctx *c, uint32_t port, const uint8_t *data, uint32_t len, u64 now) {
 }
 u64 *lg_slots(ctx *c) { return c->F; }
 u64 *lg_clone_slots(ctx *c) { return c->CF; }
+int *lg_stop(ctx *c) { return (int *)&c->stop; }
 
 /* The state a packet takes from ingress to egress: the slots and the cursor registers, saved
    in place (the caller copies F's live words) or restored from a copy. */
