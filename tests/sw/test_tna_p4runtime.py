@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import grpc
@@ -20,6 +21,7 @@ from test_p4rt_support import (
 )
 from testpaths import TESTS
 
+from lgkit.sw.exec.arch.tna.passes import _mirrors
 from lgkit.sw.exec.interp.tables import Exact, TableEntry
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
@@ -228,19 +230,21 @@ def test_a_p4runtime_client_reaches_the_table_and_the_register(rig) -> None:
     assert table_read.table_entry.action == entry.action
 
 
-@pytest.mark.parametrize("max_len", [0, 20])
-def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
-                                                                  max_len: int) -> None:
+@pytest.mark.parametrize(("max_len", "queue"), [(0, 0), (20, 0), (0, 2)])
+def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path, max_len: int,
+                                                                  queue: int) -> None:
     """CloneSessionEntry.packet_length_bytes is the session's max_pkt_len: the ingress mirror
     copy (2-byte mirror header + the original packet + 4-byte FCS) cut to 20 bytes loses the
-    payload."""
+    payload; class_of_service is the queue of the session's copies (queue 2 of a one-queue
+    switch: the copy is dropped as a bad priority)."""
     config = forwarding_config(*compile_program(PROGRAM, tmp_path))
     running = RunningSwitch(ports=(1, 2, 6))
     client = StreamClient(running.port)
     try:
         client.become_primary(10)
         set_pipeline(client, config)
-        session = p4r.CloneSessionEntry(session_id=9, packet_length_bytes=max_len)
+        session = p4r.CloneSessionEntry(session_id=9, packet_length_bytes=max_len,
+                                        class_of_service=queue)
         session.replicas.add(port=b"\x06")
         pre = p4r.Entity(packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(
             clone_session_entry=session))
@@ -254,9 +258,18 @@ def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
         running.inject(1, PACKET)
         assert running.ports[2].frames.get(timeout=5) == bytes.fromhex("000000000202") + PACKET[6:]
         copy = bytes.fromhex("000000000601") + PACKET[6:]
-        assert running.ports[6].frames.get(timeout=5) == (copy[:14] if max_len else copy)
+        if queue:
+            deadline = time.monotonic() + 5
+            while not running.switch.drops["bad_priority"] and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert running.switch.drops["bad_priority"] == 1
+        else:
+            assert running.ports[6].frames.get(timeout=5) == (copy[:14] if max_len else copy)
         [read] = client.read(pre)
         assert read.packet_replication_engine_entry.clone_session_entry == session
+        pipeline = running.switch.pipeline
+        assert pipeline is not None
+        assert [job.priority for job in _mirrors(pipeline, 9, copy)] == [queue]
     finally:
         client.close()
         running.stop()

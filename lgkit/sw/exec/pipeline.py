@@ -17,7 +17,8 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
   `direct_counters` / `direct_meters`: extern name -> table name,
   `struct_registers: dict[str, StructRegister]` (TNA registers of a struct: cells are lists),
   `clone_sessions: dict[int, list[(port, rid)]]`, `mirror_max_len: dict[int, int]` (TNA: a
-  session's truncation of its copies, in bytes; absent: none),
+  session's truncation of its copies, in bytes; absent: none), `mirror_queue: dict[int, int]`
+  (TNA: the egress queue of a session's copies; absent: queue 0),
   `mc_groups: dict[int, list[(rid, port)]]` (replication order), `digests: DigestQueue` (a list
   of (name, values) appended at the end of ingress; consumers drain it; at most
   MAX_HELD_DIGESTS wait, more are dropped),
@@ -169,6 +170,7 @@ class Pipeline:
         self.direct_meters: dict[str, str] = compiled.direct_meters
         self.clone_sessions: dict[int, list[tuple[int, int]]] = {}
         self.mirror_max_len: dict[int, int] = {}
+        self.mirror_queue: dict[int, int] = {}
         self.mc_groups: dict[int, list[tuple[int, int]]] = {}
         self.value_sets: dict[str, ValueSet] = compiled.value_sets
         self.action_profiles: dict[str, ActionProfile] = {

@@ -60,15 +60,16 @@ def write_pre(pipeline: Pipeline, kind: int, msg: p4r.PacketReplicationEngineEnt
 def _write_clone_session(pipeline: Pipeline, kind: int, entry: p4r.CloneSessionEntry) -> None:
     if not 1 <= entry.session_id <= MAX_CLONE_SESSION:
         raise out_of_range(f"clone session id {entry.session_id} not in 1..{MAX_CLONE_SESSION}")
-    if entry.class_of_service:
-        raise unimplemented("clone session class_of_service must be 0")
-    if entry.packet_length_bytes and pipeline.arch.name != "tna":
-        raise unimplemented("clone session packet_length_bytes must be 0 (TNA programs only)")
+    for field in ("class_of_service", "packet_length_bytes"):
+        if getattr(entry, field) and pipeline.arch.name != "tna":
+            raise unimplemented(f"clone session {field} must be 0 (TNA programs only)")
     pairs = _replica_pairs(entry.replicas) if kind != DELETE else []
     _apply(pipeline.clone_sessions, entry.session_id, kind, pairs, "clone session")
-    pipeline.mirror_max_len.pop(entry.session_id, None)
-    if kind != DELETE and entry.packet_length_bytes:
-        pipeline.mirror_max_len[entry.session_id] = entry.packet_length_bytes
+    for setting, value in ((pipeline.mirror_max_len, entry.packet_length_bytes),
+                           (pipeline.mirror_queue, entry.class_of_service)):
+        setting.pop(entry.session_id, None)
+        if kind != DELETE and value:
+            setting[entry.session_id] = value
 
 
 def _write_multicast_group(pipeline: Pipeline, kind: int, entry: p4r.MulticastGroupEntry) -> None:
@@ -96,7 +97,8 @@ def read_pre(pipeline: Pipeline, request: PreEntry) -> Iterator[PreEntry]:
             if wanted in (0, sid):
                 cut = pipeline.mirror_max_len.get(sid, 0)
                 entry = p4r.CloneSessionEntry(session_id=sid, replicas=_replicas(pairs),
-                                              packet_length_bytes=cut)
+                                              packet_length_bytes=cut,
+                                              class_of_service=pipeline.mirror_queue.get(sid, 0))
                 yield p4r.PacketReplicationEngineEntry(clone_session_entry=entry)
     elif which == "multicast_group_entry":
         wanted = request.multicast_group_entry.multicast_group_id

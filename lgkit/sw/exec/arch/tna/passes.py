@@ -10,8 +10,9 @@ max_pkt_len (pl.mirror_max_len; the mirror header and the FCS count); not with d
 resubmit) -> resubmit (resubmit_type != 0 and Resubmit.emit: the original packet again, the
 resubmit header as its port metadata, resubmit_flag 1; nothing else) -> multicast (mcast_grp_a,
 mcast_grp_b: a copy per member) and unicast (ucast_egress_port, when ingress wrote it), each in
-the egress queue `qid` names (the traffic manager's priority; mirror copies: queue 0); nowhere
-to go is a drop. bypass_egress sends the copies out without the egress blocks.
+the egress queue `qid` names (the traffic manager's priority; mirror copies: their session's
+queue, 0 unless set); nowhere to go is a drop. bypass_egress sends the copies out without the
+egress blocks.
 End of egress (after the egress deparser): mirror (the deparsed packet behind the mirror
 header, cut the same way) -> drop (drop_ctl bit 0) -> a recirculation port (RECIRC_PORTS)
 takes the packet back to ingress on that port; any other port transmits it.
@@ -142,10 +143,12 @@ def _mirror_request(P: Ctx) -> tuple[int, bytes]:
 def _mirrors(pl: Pipeline, session: int, copy: bytes) -> list[EgressJob]:
     """The session's copies; its max_pkt_len cuts them: the mirror header, the packet behind it
     and the 4-byte FCS together (the authors' set-up scripts give 26 for an 8-byte mirror header
-    and a 14-byte Ethernet header, 21 for 3 + 14)."""
+    and a 14-byte Ethernet header, 21 for 3 + 14); its queue (P4Runtime's class_of_service, a
+    Tofino mirror session's egress queue) is theirs, 0 unless set."""
     limit = pl.mirror_max_len.get(session)
     copy = copy[:max(limit - FCS_BYTES, 0)] if limit else copy
-    return [EgressJob(port, 0, MIRROR, rid, len(copy), (copy, False))
+    queue = pl.mirror_queue.get(session, 0)
+    return [EgressJob(port, queue, MIRROR, rid, len(copy), (copy, False))
             for port, rid in pl.clone_sessions.get(session, ())]
 
 
