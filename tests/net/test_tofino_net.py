@@ -1,7 +1,8 @@
 """The TNA LinkGuardian (p4/tofino/linkguardian.p4) in Mininet on the built-in target (Fig. 7,
 1e-2 corruption on the wire): on both LG switches, and with the v1model program at the other
 end both ways; effective loss 0 with LG on, measured as `lgkit run` measures it (a TNA end's
-dummies and explicit ACKs from the model's packet generator)."""
+dummies and explicit ACKs from the model's packet generator), also when corruptd switches it on
+mid-flow (new epochs while traffic runs: the control plane resets the roles' registers)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from lgkit.control.corruptd import CorruptdParams
 from lgkit.core.topology import load_spec
 from lgkit.measure.results import RunStore
 from lgkit.net.inject.injectors import NftInjector
-from lgkit.net.runner import PhaseRunner
+from lgkit.net.runner import PhaseResult, PhaseRunner
 from lgkit.net.spec.programs import LG_PROGRAMS, parse_programs
 from lgkit.net.spec.scenario import Flow, Scenario
 from lgkit.net.testbed.lgprotection import make_protection
@@ -24,6 +25,11 @@ from lgkit.sw.switch.loss import LossModel
 LOSS = LossModel(0.01)
 SCENARIO = Scenario("tna", "fig7", LOSS, Flow("h1", "h3", "cubic", 3.0), ["lg_on"],
                     CorruptdParams())
+MID_FLOW = Scenario("tna", "fig7", LOSS, Flow("h1", "h3", "cubic", 4.0), ["lg_on", "corruptd"],
+                    CorruptdParams(interval_s=0.25, window_frames=1000, threshold=2e-3))
+"""LG on for a flow and off, then corruptd switching it on after ~1.5 s of the next flow (as in
+tests/net/test_net_lg.py): the second epochs start from the state the first left, which the
+control plane must reset (the data plane's first epoch starts from the declared values)."""
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(not all(p.exists() for p in LG_PROGRAMS.values()),
@@ -31,9 +37,9 @@ pytestmark = [pytest.mark.root,
               pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 missing")]
 
 
-@pytest.mark.parametrize("programs", ["tofino", "sender=tofino,receiver=v1model",
-                                      "sender=v1model,receiver=tofino"])
-def test_effective_loss_is_zero_with_lg_on(programs: str, tmp_path) -> None:
+def _run(programs: str, scenario: Scenario, tmp_path) -> PhaseResult:
+    """The scenario's phases on one fig7 testbed with these programs at the protected link's
+    ends; the last phase's result."""
     chosen = parse_programs(programs)
     spec = load_spec("fig7")
     sender, receiver = spec.protected
@@ -50,12 +56,28 @@ def test_effective_loss_is_zero_with_lg_on(programs: str, tmp_path) -> None:
                                                      (receiver, chosen.receiver))
                                       if p == LG_PROGRAMS["tofino"]}
             store = RunStore("tna", {}, root=tmp_path)
-            result = PhaseRunner(bed, SCENARIO, injector, store, protection, "local").run("lg_on")
+            runner = PhaseRunner(bed, scenario, injector, store, protection, "local")
+            results = [runner.run(phase) for phase in scenario.phases]
         finally:
             if injector is not None:
                 injector.stop()
             bed.stop()
     assert_machine_clean()
+    return results[-1]
+
+
+@pytest.mark.parametrize("programs", ["tofino", "sender=tofino,receiver=v1model",
+                                      "sender=v1model,receiver=tofino"])
+def test_effective_loss_is_zero_with_lg_on(programs: str, tmp_path) -> None:
+    result = _run(programs, SCENARIO, tmp_path)
     assert 0.003 < result.link_loss < 0.02, result  # the link corrupts ...
     assert result.effective_loss == 0.0, result  # ... but nothing is lost between A and D
     assert result.goodput_mbps > 1.0, result
+
+
+def test_corruptd_switches_lg_on_mid_flow(tmp_path) -> None:
+    result = _run("tofino", MID_FLOW, tmp_path)
+    assert result.lg_on_after_s is not None, result  # corruptd saw the loss and switched LG on
+    assert result.effective_loss > 0, result  # before that, TCP lost packets ...
+    assert result.effective_lg_on == 0.0, result  # ... from then on none
+    assert result.retransmits_lg_on == 0, result
