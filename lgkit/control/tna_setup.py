@@ -10,7 +10,7 @@ from dataclasses import replace
 import finsy
 from finsy.proto import p4r
 
-from lgkit.control.linkguardian import GlobalConfig, LGLayout, LGParams, PortConfig
+from lgkit.control.linkguardian import LGLayout, LGParams, PortConfig
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.control.session import P4RuntimeSession
 
@@ -78,7 +78,6 @@ class TnaLGWriter(P4RuntimeLGWriter):
     def __init__(self, session: P4RuntimeSession, layout: LGLayout = TNA_LAYOUT) -> None:
         super().__init__(session)
         self.layout = layout
-        self._prio_high = 0
         self._externs = {instance.preamble.name.removeprefix("pipe."): instance.preamble.id
                          for extern in session.switch.p4info.p4info.externs
                          for instance in extern.instances}
@@ -86,17 +85,6 @@ class TnaLGWriter(P4RuntimeLGWriter):
     def packet_length(self, session: int) -> int:
         """Port sessions carry notifications and PFC frames: cut after the Ethernet header."""
         return 0 if session == self.layout.recirc_session else NOTIFY_MAX_PKT_LEN
-
-    def write_global(self, config: GlobalConfig) -> None:
-        """The global entry; its high priority becomes the port sessions' queue."""
-        self._prio_high = config.prio_high
-        super().write_global(config)
-
-    def queue(self, session: int) -> int:
-        """Port sessions' copies (notifications, PFC frames) leave at the high priority, as the
-        v1model program sends them: behind data in queue 0 a notification could arrive after a
-        later leading ACK, which releases the lost packet's Tx copy unsent."""
-        return 0 if session == self.layout.recirc_session else self._prio_high
 
     def set_loop_ports(self, ports: Sequence[int]) -> None:
         """Fill the ingress parser's lg_loop_ports value set."""
