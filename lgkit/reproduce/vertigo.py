@@ -313,21 +313,21 @@ def _p99_all(result: dict[str, Any]) -> float:
     return float(np.percentile(values, 99, method="higher")) if len(values) else math.nan
 
 
-def _p99_text(scheme: str, result: dict[str, Any]) -> tuple[str, tuple[float, float]]:
-    """'scheme P ms (95% bounds L to H)' and the bounds (order statistics, exact binomial; a
+def _p99_text(scheme: str, result: dict[str, Any]) -> tuple[str, tuple[float, float, float]]:
+    """'scheme P ms (95% bounds L to H)' and (P, L, H) (order statistics, exact binomial; a
     bound beyond the sample when too few queries ran to place it)."""
     with np.errstate(invalid="ignore"):  # interpolating between two infinite values
         est = quantile_ci(_all_queries_ms(result), 0.99)
+    p99 = _p99_all(result)
     low, high = ("beyond the sample" if math.isnan(x) else f"{x:.0f}" for x in (est.low, est.high))
-    return f"{scheme} {_p99_all(result):.0f} ms (95% bounds {low} to {high})", (est.low, est.high)
+    return f"{scheme} {p99:.0f} ms (95% bounds {low} to {high})", (p99, est.low, est.high)
 
 
 def _tail_check(results: dict[str, dict[str, Any]], scheme: str) -> Check:
     """Vertigo's p99 QCT below `scheme`'s; the bounds say whether the gap is beyond chance."""
-    mine, mine_bounds = _p99_text("vertigo", results["vertigo"])
-    other, other_bounds = _p99_text(scheme, results[scheme])
-    apart = "apart" if mine_bounds[1] < other_bounds[0] else "not apart"
-    v, o = _p99_all(results["vertigo"]), _p99_all(results[scheme])
+    mine, (v, _, mine_high) = _p99_text("vertigo", results["vertigo"])
+    other, (o, other_low, _) = _p99_text(scheme, results[scheme])
+    apart = "apart" if mine_high < other_low else "not apart"
     return Check(f"tail (p99) QCT under incast, a query that failed counted as longer than any: "
                  f"{mine} vs {other} (lower; bounds {apart})", v < o)
 
