@@ -110,14 +110,18 @@ def kit_process_ids() -> set[int]:
 
 def _ancestors() -> set[int]:
     """This process, its parents up to pid 1, and pid 1: never to be killed by a cleanup."""
-    chain = {1}
-    pid = os.getpid()
+    return {1, *parent_chain(os.getpid())}
+
+
+def parent_chain(pid: int) -> list[int]:
+    """`pid` and its parents, nearest first, up to (not including) pid 1; empty if it is gone."""
+    chain: list[int] = []
     while pid > 1 and pid not in chain:
-        chain.add(pid)
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             break
+        chain.append(pid)
         pid = int(stat.rsplit(")", 1)[1].split()[1])
     return chain
 
