@@ -47,8 +47,9 @@ def native_engine_of(switch: Switch, pcap_dir: str | None, log: logging.Logger
 
 
 class NativeSession:
-    """One run of the C loop over `ports` ((switch port, socket fd) pairs); `sync` adds what
-    it counted since the last call into the switch's counters."""
+    """One run of the C loop over `ports` ((switch port, socket fd) pairs), each read through
+    a PACKET_MMAP ring where one can be set up (`no_ring`: (port, errno) of those that could
+    not); `sync` adds what it counted since the last call into the switch's counters."""
 
     def __init__(self, switch: Switch, engine: NativeEngine,
                  ports: list[tuple[int, int]]) -> None:
@@ -63,6 +64,8 @@ class NativeSession:
         except ValueError:
             self.device.close()
             raise
+        errors = ((port, self.device.add_ring(port)) for port in self.ports)
+        self.no_ring = [(port, err) for port, err in errors if err]
         self._seen: dict[str, int] = {}
         self._port_seen: dict[int, dict[str, int]] = {p: dict.fromkeys(COUNTS, 0)
                                                       for p in self.ports}
@@ -74,6 +77,9 @@ class NativeSession:
         now = self.device.counters()
         new = {k: v - self._seen.get(k, 0) for k, v in now.items() if v != self._seen.get(k, 0)}
         self._seen = now
+        ring_drops = self.device.ring_drops()
+        if ring_drops:
+            switch.drops["rx_socket_overflow"] += ring_drops
         for name, count in new.items():
             if name in DROPS:
                 switch.drops[DROPS[name]] += count

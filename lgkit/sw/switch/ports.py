@@ -28,6 +28,12 @@ PACKET_ADD_MEMBERSHIP = 1
 PACKET_MR_PROMISC = 1
 PACKET_IGNORE_OUTGOING = 23
 PACKET_STATISTICS = 6
+PACKET_FANOUT = 18
+FANOUT_JOIN = (6 | 0x2000 | 0x4000) << 16
+"""A new fanout group of its own (PACKET_FANOUT_FLAG_UNIQUEID) picking its member by a classic
+BPF program (PACKET_FANOUT_CBPF), not reading outgoing frames (PACKET_FANOUT_FLAG_IGNORE_OUTGOING:
+a group member's PACKET_IGNORE_OUTGOING no longer applies): alone in it, the socket gets every
+frame; the native loop's ring socket joins it to take the frames over (exec/native/ring_c.py)."""
 READ_BATCH = 64
 RX_BATCH = 16  # frames per recvmmsg call (16 slots of 64 KiB)
 RECV_BUFFER = 65535
@@ -61,6 +67,10 @@ def _open_socket(ifname: str, ifindex: int) -> socket.socket:
         membership = struct.pack("iHH8s", ifindex, PACKET_MR_PROMISC, 0, b"")
         sock.setsockopt(SOL_PACKET, PACKET_ADD_MEMBERSHIP, membership)
         sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+        try:
+            sock.setsockopt(SOL_PACKET, PACKET_FANOUT, FANOUT_JOIN)
+        except OSError:
+            pass  # an older kernel: the native loop reads this socket itself (no ring)
         _set_buffer(sock, SO_RCVBUFFORCE, socket.SO_RCVBUF)
         _set_buffer(sock, SO_SNDBUFFORCE, socket.SO_SNDBUF)
         sock.setblocking(False)
@@ -218,6 +228,7 @@ class PortLoop:
         self.native_sessions = 0
         """C loop runs started (native_loop.py)."""
         self._native_off = False  # the C loop failed: Python from now on
+        self._ring_logged = False  # the line saying a port has no ring, once
         self._recheck = False  # whether the C loop may take over (pipeline changed, a second)
         switch.on_pipeline_change.append(self._pipeline_changed)
 
@@ -307,6 +318,13 @@ class PortLoop:
                 self.log.warning("native port loop: %s; the Python loop serves the ports", exc)
                 self._native_off = True
                 return
+            self._read_queued(set(session.ports) - {port for port, _ in session.no_ring})
+        if session.no_ring and not self._ring_logged:
+            self._ring_logged = True
+            port, err = session.no_ring[0]
+            self.log.warning("native port loop: no PACKET_MMAP ring on port %d (%s): it reads "
+                             "%d port(s) with recvmmsg", port, os.strerror(err),
+                             len(session.no_ring))
         self.native_sessions += 1
         session.device.start()
         next_sync = time.monotonic()
@@ -345,6 +363,14 @@ class PortLoop:
                 if number == port:
                     backend.rx_error = OSError(err, os.strerror(err))
                     self._port_error(fd, port, backend)
+
+    def _read_queued(self, ringed: set[int]) -> None:
+        """Run the frames the sockets of the ports now on rings hold (older than the rings')."""
+        for port, backend in list(self.by_fd.values()):
+            while port in ringed and (frames := backend.read_batch()):
+                for frame in frames:
+                    self._receive(port, frame)
+                self._flush_tx()
 
     def _end_native(self, session: NativeSession) -> list[tuple[int, bytes]]:
         """Stop the C loop and collect its counters; the frames it handed back (PFC)."""

@@ -27,6 +27,9 @@ SIGNATURES = {
     "lg_dev_new": ([PTR, U64], PTR),
     "lg_dev_free": ([PTR], None),
     "lg_dev_port": ([PTR, U32, INT], INT),
+    "lg_dev_ring": ([PTR, U32], INT),
+    "lg_dev_ring_drops": ([PTR], U64),
+    "lg_dev_give_back": ([PTR], INT),
     "lg_dev_frame": ([PTR, U32, ctypes.c_char_p, U32, U64, ctypes.POINTER(Frame), INT], INT),
     "lg_dev_run": ([PTR], INT),
     "lg_dev_stop": ([PTR], None),
@@ -78,6 +81,15 @@ class NativeDevice:
         if self.lib.lg_dev_port(self.dev, port, fd) != 0:
             raise ValueError(f"port {port}: the native device takes ports 0..511, 64 at most")
 
+    def add_ring(self, port: int) -> int:
+        """Read `port` (added) through a PACKET_MMAP ring from now on: 0, or the errno why not
+        (then the loop reads its socket)."""
+        return -self.lib.lg_dev_ring(self.dev, port)
+
+    def ring_drops(self) -> int:
+        """Frames the kernel dropped on full rings since the last call."""
+        return self.lib.lg_dev_ring_drops(self.dev)
+
     def frame(self, port: int, data: bytes, now_ns: int) -> list[tuple[int, bytes]] | None:
         """One frame through the device: the frames it sends, or None when it needs the
         Python driver. Not while the loop runs (the loop's context is the device's)."""
@@ -97,8 +109,10 @@ class NativeDevice:
         self.status = self.lib.lg_dev_run(self.dev)
 
     def handed(self) -> list[tuple[int, bytes]]:
-        """The frames the loop handed back when it stopped at a MAC frame (PFC), in order:
+        """The ports' frames back to their sockets, and the frames the loop leaves: those
+        after a MAC frame (PFC) in its batch, then those on the rings, in order per port:
         (port, bytes) for the Python switch. Only once the loop stopped."""
+        self.lib.lg_dev_give_back(self.dev)
         frames: list[tuple[int, bytes]] = []
         port, length = U32(), U32()
         while (data := self.lib.lg_dev_handed(self.dev, len(frames), ctypes.byref(port),

@@ -10,6 +10,11 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
     int  lg_dev_port(lg_dev *d, uint32_t port, int fd)   attach a non-blocking AF_PACKET socket
                                                  bound to an interface as `port`: 0, or -1 when
                                                  the device has MAX_PORTS ports or port > 511
+    int  lg_dev_ring(lg_dev *d, uint32_t port)  read the port through a PACKET_MMAP ring
+                                                 (ring_c.py) from now on: 0, or -errno (then
+                                                 the loop reads its socket with recvmmsg)
+    u64  lg_dev_ring_drops(lg_dev *d)           frames the kernel dropped on full rings since
+                                                 the last call
     int  lg_dev_frame(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len, u64 now_ns,
                       lg_frame *outs, int max)    one frame through ingress and egress at now_ns:
                                                  the frames it sends into outs (port, len, data:
@@ -29,9 +34,14 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
                                                  returns 0 after lg_dev_stop, else -errno
     void lg_dev_seed(lg_dev *d, u64 seed)       the loop generator's seed
     void lg_dev_stop(lg_dev *d)                 ask the loop to return (any thread)
+    int  lg_dev_give_back(lg_dev *d)            the ports' frames to their sockets again
+                                                 (after the loop ended): the frames left on
+                                                 the rings are handed back; their number
     const uint8_t *lg_dev_handed(lg_dev *d, int i, uint32_t *port, uint32_t *len)
                                                  frame i handed back by the loop (NULL past
-                                                 the last): for the Python switch
+                                                 the last): for the Python switch; the rest of
+                                                 the batch of a MAC frame, then the rings'
+                                                 frames (lg_dev_give_back), in order per port
     void lg_dev_lock(lg_dev *d), lg_dev_unlock   the control plane's critical section: the loop
                                                  holds the lock while it runs a batch, so a table
                                                  image swapped in under it is never seen half-made
@@ -52,6 +62,7 @@ more is counted as STAT_NEEDS_PYTHON and dropped.
 from __future__ import annotations
 
 from lgkit.sw.exec.native.cgen import DRAW_BITS64
+from lgkit.sw.exec.native.ring_c import RING
 
 STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "no_such_port", "tx_error",
          "needs_python", "rx_truncated", "range_errors", "rx_error", "bad_priority")
@@ -80,8 +91,12 @@ STAT_DEFINES
 
 typedef struct { uint32_t port, len; const uint8_t *data; } lg_frame;
 
+RING_C
+
 typedef struct {
-    uint32_t port; int fd;
+    uint32_t port; int fd;  /* fd: the ring's socket once it has one (lg_dev_ring) */
+    lg_ring ring;
+    int left;               /* frames left on the ring when it gave the port back */
     uint32_t ntx;
     struct mmsghdr tx[BATCH]; struct iovec txv[BATCH];
     uint8_t *txbuf;  /* BATCH slots of TX_SLOT */
@@ -128,7 +143,7 @@ lg_dev *lg_dev_new(ctx *c, u64 start_ns) {
 
 void lg_dev_free(lg_dev *d) {
     if (!d) return;
-    for (int i = 0; i < d->nports; i++) free(d->ports[i].txbuf);
+    for (int i = 0; i < d->nports; i++) { free(d->ports[i].txbuf); ring_close(&d->ports[i].ring); }
     close(d->stopfd);
     pthread_mutex_destroy(&d->mu);
     free(d->rxbuf); free(d->one); free(d);
@@ -139,13 +154,41 @@ int lg_dev_port(lg_dev *d, uint32_t port, int fd) {
     dev_port *p = &d->ports[d->nports];
     p->txbuf = malloc((size_t)BATCH * TX_SLOT);
     if (!p->txbuf) return -1;
-    p->port = port; p->fd = fd; p->ntx = 0;
+    p->port = port; p->fd = fd; p->ntx = 0; p->left = 0;
+    p->ring.fd = -1; p->ring.map = NULL; p->ring.spill = NULL;
+    p->ring.txfd = -1; p->ring.txmap = NULL;
     for (int i = 0; i < BATCH; i++) {
         p->txv[i].iov_base = p->txbuf + (size_t)i * TX_SLOT;
         p->tx[i].msg_hdr.msg_iov = &p->txv[i]; p->tx[i].msg_hdr.msg_iovlen = 1;
     }
     d->index[port] = (int16_t)d->nports++;
     return 0;
+}
+
+int lg_dev_ring(lg_dev *d, uint32_t port) {
+    if (port >= MAX_PORT || d->index[port] < 0) return -EINVAL;
+    dev_port *p = &d->ports[d->index[port]];
+    if (p->ring.fd >= 0) return 0;
+    int err = ring_open(&p->ring, p->fd);
+    if (!err) p->fd = p->ring.fd;
+    return err;
+}
+
+u64 lg_dev_ring_drops(lg_dev *d) {
+    u64 n = 0;
+    for (int i = 0; i < d->nports; i++) n += ring_drops(&d->ports[i].ring);
+    return n;
+}
+
+int lg_dev_give_back(lg_dev *d) {
+    int n = 0;
+    for (int i = 0; i < d->nports; i++) {
+        dev_port *p = &d->ports[i];
+        if (p->ring.fd < 0) continue;
+        ring_give_back(&p->ring);
+        n += p->left = ring_pending(&p->ring);
+    }
+    return n;
 }
 
 u64 *lg_dev_stats(lg_dev *d) { return d->st; }
@@ -188,9 +231,18 @@ static int mac_frame(const uint8_t *data, uint32_t len) {
    its batch, for the Python switch): frame i's bytes and length, NULL past the last. */
 const uint8_t *lg_dev_handed(lg_dev *d, int i, uint32_t *port, uint32_t *len) {
     int k = d->hand_first + i;
-    if (i < 0 || k >= d->hand_count) return NULL;
-    *port = d->hand_port; *len = d->rx[k].msg_len;
-    return d->rxbuf + (size_t)k * RX_SLOT;
+    if (i < 0) return NULL;
+    if (k < d->hand_count) {
+        *port = d->hand_port; *len = d->rx[k].msg_len;
+        return d->rxbuf + (size_t)k * RX_SLOT;
+    }
+    i -= d->hand_count - d->hand_first;
+    for (int j = 0; j < d->nports; j++) {  /* the rings' frames, after the batch's */
+        dev_port *p = &d->ports[j];
+        if (i < p->left) { *port = p->port; return ring_left(&p->ring, i, len); }
+        i -= p->left;
+    }
+    return NULL;
 }
 
 static int needs_python(ctx *c) {
@@ -244,11 +296,18 @@ int lg_dev_frame(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len, u6
     return 1;
 }
 
+/* Frames start.. of p's batch (n of them) out: through its ring, else its socket; as
+   sendmmsg returns. */
+static int send_batch(dev_port *p, uint32_t start, uint32_t n) {
+    if (p->ring.txfd >= 0) return ring_send(&p->ring, p->tx + start, (int)n);
+    return sendmmsg(p->fd, p->tx + start, n, 0);
+}
+
 static void flush_port(lg_dev *d, dev_port *p) {
     uint32_t start = 0, n = p->ntx;
     u64 *pst = d->st + STAT_PORTS + PORT_SLOTS * p->port;
     while (start < n) {
-        int sent = sendmmsg(p->fd, p->tx + start, n - start, 0);
+        int sent = send_batch(p, start, n - start);
         if (sent > 0) {
             for (int i = 0; i < sent; i++) { pst[2]++; pst[3] += p->txv[start + i].iov_len; }
             start += (uint32_t)sent;
@@ -268,10 +327,18 @@ static u64 now_of(lg_dev *d) {
     return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec - d->start_ns;
 }
 
-/* Read one batch from port p and run it; returns the frames read, -errno on a socket error. */
-static int serve_port(lg_dev *d, dev_port *p) {
+/* A batch from port p into d->rx: from its ring, else its socket; -errno on a socket error. */
+static int receive_batch(lg_dev *d, dev_port *p) {
+    if (p->ring.fd >= 0) return ring_recv(&p->ring, d->rx, d->rxbuf, RX_SLOT, BATCH);
     int got = recvmmsg(p->fd, d->rx, BATCH, MSG_DONTWAIT, NULL);
     if (got < 0) return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
+    return got;
+}
+
+/* Read one batch from port p and run it; returns the frames read, -errno on a socket error. */
+static int serve_port(lg_dev *d, dev_port *p) {
+    int got = receive_batch(d, p);
+    if (got < 0) return got;
     u64 *in = d->st + STAT_PORTS + PORT_SLOTS * p->port;
     for (int i = 0; i < got; i++) {
         uint32_t len = d->rx[i].msg_len;
@@ -340,5 +407,5 @@ def with_device(program_source: str) -> str:
     defines = [f"#define STAT_{name.upper()} {i}" for i, name in enumerate(STATS)]
     defines += [f"#define STAT_PORTS {STAT_PORTS}", f"#define PORT_SLOTS {PORT_SLOTS}",
                 f"#define DRAW_BITS64_KIND {DRAW_BITS64}"]
-    device = DEVICE.replace("STAT_DEFINES", "\n".join(defines))
+    device = DEVICE.replace("STAT_DEFINES", "\n".join(defines)).replace("RING_C", RING)
     return "#define _GNU_SOURCE\n" + program_source + device
