@@ -1,7 +1,8 @@
-"""The native port loop: frames through a switch on real veths carried by the C loop, a table
-changed while it runs, registers and counters read back, the hand-over to the Python loop when
-the traffic manager shapes, a clean stop; the device's frame-in/frames-out call against the
-Python engine, and its bad input."""
+"""The native port loop: frames through a switch on real veths carried by the C loop on its
+PACKET_MMAP rings, a table changed while it runs, registers and counters read back, the
+hand-overs between the switch's sockets and the rings (each frame read once, in order), a frame
+larger than a ring slot, the fall-back without rings, a clean stop (no socket, no mapping
+left); the device's frame-in/frames-out call against the Python engine, and its bad input."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from lgkit.sw.exec.native.build import compiler
 from lgkit.sw.exec.native.device import NativeDevice
 from lgkit.sw.exec.pipeline import Exact, Pipeline, TableEntry
 from lgkit.sw.lang.frontend.compiler import compile_source
-from lgkit.sw.switch.ports import PortLoop
+from lgkit.sw.switch import ports as switch_ports
+from lgkit.sw.switch.ports import AfPacketPort, PortLoop
 from lgkit.sw.switch.switch import Switch
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler (cc)")
@@ -111,10 +113,16 @@ def receive(sock: socket.socket, count: int) -> list[bytes]:
     end = time.monotonic() + WAIT_S
     while len(got) < count and time.monotonic() < end:
         if select.select([sock], [], [], 0.1)[0]:
-            data = sock.recv(2048)
+            data = sock.recv(65535)
             if data[12:14] == ETHERTYPE:
                 got.append(data)
     return got
+
+
+def ring_maps() -> int:
+    """Sockets mapped into this process (PACKET_MMAP rings: two a port while the C loop runs)."""
+    with open("/proc/self/maps") as maps:
+        return sum("socket:[" in line for line in maps)
 
 
 def wait_for(condition, what: str) -> None:
@@ -125,8 +133,9 @@ def wait_for(condition, what: str) -> None:
 
 
 @pytest.mark.root
-def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
+def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths, caplog):
     fds_before = sorted(os.listdir("/proc/self/fd"))
+    maps_before = ring_maps()
     switch = Switch()
     pl = native_pipeline(compiled)
     switch.set_pipeline(pl)
@@ -141,6 +150,7 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
     thread.start()
     try:
         wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        assert ring_maps() == maps_before + 4  # a receive and a transmit ring a port
         for _ in range(20):  # no route yet: dropped by the table's default action
             sender.send(frame(1))
         wait_for(lambda: switch.drops["ingress_drop"] == 20, "20 ingress drops")
@@ -166,6 +176,7 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
             switch.tm.set_port_rate(1e9, 2)
         wait_for(lambda: not any(t.name == "native-port-loop" for t in threading.enumerate()),
                  "the C loop to end")
+        wait_for(lambda: ring_maps() == maps_before, "the rings unmapped")
         for _ in range(10):
             sender.send(frame(2))
         assert [f[15] for f in receive(sink, 10)] == list(range(10))
@@ -179,6 +190,8 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
     assert not thread.is_alive()
     assert not any(t.name == "native-port-loop" for t in threading.enumerate())
     assert sorted(os.listdir("/proc/self/fd")) == fds_before
+    assert ring_maps() == maps_before
+    assert "PACKET_MMAP" not in caplog.text
 
 
 def test_device_frame_matches_the_python_engine(compiled):
@@ -276,3 +289,82 @@ def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, vet
         loop.close()
         for sock in (sender, sink, pfc):
             sock.close()
+
+
+@pytest.mark.root
+def test_frames_queued_before_the_rings_run_first_and_big_frames_pass(compiled, veths):
+    for name in veths.values():
+        _ip("link", "set", name, "mtu", "9000")
+    switch, loop = routed_switch(compiled, veths)
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    big = frame(3)[:17] + bytes(range(256)) * 16  # 4113 B: larger than a ring slot (2 KiB)
+    for _ in range(5):  # on the switch's socket: no loop reads it yet
+        sender.send(frame(1))
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        for _ in range(5):
+            sender.send(frame(1))
+        sender.send(big)
+        sender.send(frame(3))
+        got = receive(sink, 12)
+        assert [f[15] for f in got[:10]] == list(range(10))  # the queued five first
+        assert got[10][:15] == big[:15] and got[10][17:] == big[17:]
+        assert got[11][15] == 1
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+        sender.close()
+        sink.close()
+
+
+@pytest.mark.root
+def test_a_ring_gives_its_frames_back_each_read_once_in_order(compiled, veths):
+    """A ring takes the port's frames from the switch's socket; given back, what it holds is
+    handed over and the socket gets the rest: every frame in exactly one of them, in order."""
+    port = AfPacketPort(veths["a1"])
+    device = NativeDevice(native_pipeline(compiled).arch.native, 0)  # type: ignore[attr-defined]
+    sender = raw_socket(veths["a0"])
+    try:
+        device.add_port(1, port.fileno())
+        assert device.add_ring(1) == 0
+        for idx in range(10):
+            sender.send(frame(idx))
+        handed = device.handed()
+        for idx in range(10, 15):
+            sender.send(frame(idx))
+        queued = [f for f in port.read_batch() if f[12:14] == ETHERTYPE]
+        assert handed and {p for p, _ in handed} == {1}
+        assert [f[14] for _, f in handed] + [f[14] for f in queued] == list(range(15))
+    finally:
+        device.close()
+        port.close()
+        sender.close()
+
+
+@pytest.mark.root
+def test_without_a_fanout_group_the_loop_reads_the_sockets(compiled, veths, caplog,
+                                                           monkeypatch):
+    monkeypatch.setattr(switch_ports, "FANOUT_JOIN", 0xFF << 16)  # no such fanout type: not joined
+    maps_before = ring_maps()
+    switch, loop = routed_switch(compiled, veths)
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        assert ring_maps() == maps_before
+        for _ in range(5):
+            sender.send(frame(1))
+        assert [f[15] for f in receive(sink, 5)] == list(range(5))
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+        sender.close()
+        sink.close()
+    lines = [r.getMessage() for r in caplog.records if "PACKET_MMAP" in r.getMessage()]
+    assert lines == ["native port loop: no PACKET_MMAP ring on port 1 (Operation not "
+                     "supported): it reads 2 port(s) with recvmmsg"]

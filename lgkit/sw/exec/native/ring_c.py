@@ -108,7 +108,7 @@ static int ring_kick(lg_ring *r) {
 }
 
 /* As sendmmsg(tx, n): the frames sent from the first, or -1 with errno for the first. A
-   frame larger than a slot, or one that finds the ring full, goes alone after the ring. */
+   frame larger than a slot, or one that finds the ring full, goes alone after the ring's. */
 int ring_send(lg_ring *r, struct mmsghdr *tx, int n) {
     int i = 0;
     for (; i < n; i++) {
@@ -124,8 +124,10 @@ int ring_send(lg_ring *r, struct mmsghdr *tx, int n) {
     }
     if (i && ring_kick(r) < 0) return -1;
     if (i) return i;
-    if (ring_kick(r) < 0) return -1;  /* the ring full: send what is on it, then this alone */
-    return sendmsg(r->txfd, &tx[0].msg_hdr, 0) < 0 ? -1 : 1;
+    /* Too large, or the ring full: what is on the ring first, then this frame alone through
+       the receiving socket (a socket with a transmit ring sends only from its ring). */
+    if (ring_kick(r) < 0) return -1;
+    return sendmsg(r->fd, &tx[0].msg_hdr, 0) < 0 ? -1 : 1;
 }
 
 /* The ring socket until it joins the group: bound to the interface but dropping what it gets
