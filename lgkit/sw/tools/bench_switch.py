@@ -138,6 +138,10 @@ class HostPair:
                 f"table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward {self.H2_IP}/32 => "
                 f"{self.H2_MAC} 2"]
 
+    def next_hop_mac(self) -> str:
+        """The MAC h1 sends h2's frames to (the gateway's, pinned)."""
+        return self.GW1_MAC
+
     def close(self) -> None:
         if not self._created:
             return
@@ -169,6 +173,10 @@ class BarePair(HostPair):
             if shutil.which("ethtool"):
                 self.ns(ns, "ethtool", "-K", "eth0", *[x for o in OFFLOADS for x in (o, "off")],
                         check=False)
+
+    def next_hop_mac(self) -> str:
+        """h2's own MAC: h1 sends to it directly."""
+        return self.ns(self.ns2, "cat", "/sys/class/net/eth0/address").stdout.strip()
 
 
 def start_switch(cmd: list[str], timeout_s: float = 60.0) -> subprocess.Popen[str]:
@@ -202,13 +210,14 @@ def udp_rate(pair: HostPair, frame_bytes: int, seconds: float) -> tuple[float, f
     size = frame_bytes - ETH_IP_UDP_HEADERS
     native = programs()  # C, batched: a Python sender is slower than a native switch
     send = [native[0]] if native else [sys.executable, "-c", UDP_SENDER]
+    raw = ["eth0", pair.next_hop_mac()] if native else []  # the C sender's transmit ring
     receive = [native[1]] if native else [sys.executable, "-c", UDP_RECEIVER]
     receiver = pair.popen(pair.ns2, *receive, str(UDP_PORT), str(seconds))
     try:
         assert receiver.stdout is not None
         receiver.stdout.readline()
         sender = pair.ns(pair.ns1, *send, pair.H2_IP, str(UDP_PORT), str(size), str(seconds),
-                         timeout=seconds + 15)
+                         *raw, timeout=seconds + 15)
         out, err = receiver.communicate(timeout=seconds + 15)
     except subprocess.TimeoutExpired:
         raise RuntimeError("the UDP sender or receiver did not finish") from None
