@@ -46,6 +46,7 @@ RING = r"""
 #define RING_FRAMES 2048                  /* slots: ~2700 64 B frames fit a socket's buffer */
 #define RING_BLOCK (RING_FRAME * 32)
 #define RING_BYTES ((size_t)RING_FRAME * RING_FRAMES)
+#define RING_QUEUE_BYTES (1 << 20)        /* the ring socket's receive buffer (ports.py's) */
 
 typedef struct {
     int fd;                 /* the ring socket, -1 when closed */
@@ -138,6 +139,10 @@ static int ring_setup(lg_ring *r, struct sockaddr_ll *at) {
     int version = TPACKET_V2, one = 1;
     struct tpacket_req req = {RING_BLOCK, (unsigned)(RING_BYTES / RING_BLOCK), RING_FRAME,
                               RING_FRAMES};
+    int queue = RING_QUEUE_BYTES;  /* frames larger than a slot wait here: as much as the
+                                      switch's own socket may queue (forced when root) */
+    if (setsockopt(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, &queue, sizeof queue) < 0)
+        setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &queue, sizeof queue);
     if (setsockopt(r->fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop, sizeof drop) < 0 ||
         setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0 ||
         setsockopt(r->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) < 0 ||
