@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -259,6 +260,20 @@ def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veth
     assert "interface" in caplog.text and "is gone" in caplog.text
 
 
+@contextmanager
+def running(loop: PortLoop) -> Iterator[None]:
+    """The loop on a thread of its own for the block; then stopped and closed."""
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        yield
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+    assert not thread.is_alive()
+
+
 def pfc_frame(quanta: int) -> bytes:
     """802.1Qbb: pause priority 0 for `quanta`."""
     return (bytes.fromhex("0180c2000001") + b"\x04" * 6 + b"\x88\x08" + bytes.fromhex("01010001")
@@ -300,24 +315,20 @@ def test_frames_queued_before_the_rings_run_first_and_big_frames_pass(compiled, 
     big = frame(3)[:17] + bytes(range(256)) * 16  # 4113 B: larger than a ring slot (2 KiB)
     for _ in range(5):  # on the switch's socket: no loop reads it yet
         sender.send(frame(1))
-    thread = threading.Thread(target=loop.run)
-    thread.start()
     try:
-        wait_for(lambda: loop.native_sessions == 1, "the C loop")
-        for _ in range(5):
-            sender.send(frame(1))
-        sender.send(big)
-        sender.send(frame(3))
-        got = receive(sink, 12)
-        assert [f[15] for f in got[:10]] == list(range(10))  # the queued five first
-        assert got[10][:15] == big[:15] and got[10][17:] == big[17:]
-        assert got[11][15] == 1
+        with running(loop):
+            wait_for(lambda: loop.native_sessions == 1, "the C loop")
+            for _ in range(5):
+                sender.send(frame(1))
+            sender.send(big)
+            sender.send(frame(3))
+            got = receive(sink, 12)
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
         sender.close()
         sink.close()
+    assert [f[15] for f in got[:10]] == list(range(10))  # the queued five first
+    assert got[10][:15] == big[:15] and got[10][17:] == big[17:]
+    assert got[11][15] == 1
 
 
 @pytest.mark.root
@@ -351,20 +362,17 @@ def test_without_a_fanout_group_the_loop_reads_the_sockets(compiled, veths, capl
     maps_before = ring_maps()
     switch, loop = routed_switch(compiled, veths)
     sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
-    thread = threading.Thread(target=loop.run)
-    thread.start()
     try:
-        wait_for(lambda: loop.native_sessions == 1, "the C loop")
-        assert ring_maps() == maps_before
-        for _ in range(5):
-            sender.send(frame(1))
-        assert [f[15] for f in receive(sink, 5)] == list(range(5))
+        with running(loop):
+            wait_for(lambda: loop.native_sessions == 1, "the C loop")
+            assert ring_maps() == maps_before
+            for _ in range(5):
+                sender.send(frame(1))
+            got = receive(sink, 5)
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
         sender.close()
         sink.close()
+    assert [f[15] for f in got] == list(range(5))
     lines = [r.getMessage() for r in caplog.records if "PACKET_MMAP" in r.getMessage()]
     assert lines == ["native port loop: no PACKET_MMAP ring on port 1 (Operation not "
                      "supported): it reads 2 port(s) with recvmmsg"]

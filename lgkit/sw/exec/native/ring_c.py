@@ -71,6 +71,21 @@ static int ring_route(int fd, uint32_t index) {
     return setsockopt(fd, SOL_PACKET, PACKET_FANOUT_DATA, &prog, sizeof prog) < 0 ? -errno : 0;
 }
 
+/* TPACKET_V2 and a ring of RING_FRAMES slots (`which`: PACKET_RX_RING or PACKET_TX_RING) on
+   socket fd, mapped at *map: 0 or -errno. */
+static int ring_map(int fd, int which, uint8_t **map) {
+    int version = TPACKET_V2;
+    struct tpacket_req req = {RING_BLOCK, (unsigned)(RING_BYTES / RING_BLOCK), RING_FRAME,
+                              RING_FRAMES};
+    if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0 ||
+        setsockopt(fd, SOL_PACKET, which, &req, sizeof req) < 0)
+        return -errno;
+    void *m = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) return -errno;
+    *map = m;
+    return 0;
+}
+
 void ring_close(lg_ring *r) {
     if (r->map) munmap(r->map, RING_BYTES);
     if (r->fd >= 0) close(r->fd);
@@ -85,18 +100,12 @@ void ring_close(lg_ring *r) {
    through the interface's qdisc as the switch's own sends do (PACKET_QDISC_BYPASS saved no
    CPU here and would hide them from packet sockets such as tcpdump's). */
 static int ring_tx_open(lg_ring *r, struct sockaddr_ll at) {
-    int one = 1, version = TPACKET_V2;
-    struct tpacket_req req = {RING_BLOCK, (unsigned)(RING_BYTES / RING_BLOCK), RING_FRAME,
-                              RING_FRAMES};
+    int one = 1;  /* PACKET_LOSS: a malformed frame is skipped, not left to stop the ring */
     r->txfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
     if (r->txfd < 0) return -errno;
-    if (setsockopt(r->txfd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0 ||
-        setsockopt(r->txfd, SOL_PACKET, PACKET_LOSS, &one, sizeof one) < 0 ||
-        setsockopt(r->txfd, SOL_PACKET, PACKET_TX_RING, &req, sizeof req) < 0)
-        return -errno;
-    void *map = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, r->txfd, 0);
-    if (map == MAP_FAILED) return -errno;
-    r->txmap = map;
+    if (setsockopt(r->txfd, SOL_PACKET, PACKET_LOSS, &one, sizeof one) < 0) return -errno;
+    int err = ring_map(r->txfd, PACKET_TX_RING, &r->txmap);
+    if (err) return err;
     at.sll_protocol = 0;
     return bind(r->txfd, (struct sockaddr *)&at, sizeof at) < 0 ? -errno : 0;
 }
@@ -136,21 +145,15 @@ int ring_send(lg_ring *r, struct mmsghdr *tx, int n) {
 static int ring_setup(lg_ring *r, struct sockaddr_ll *at) {
     struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
     struct sock_fprog drop = {1, &none};
-    int version = TPACKET_V2, one = 1;
-    struct tpacket_req req = {RING_BLOCK, (unsigned)(RING_BYTES / RING_BLOCK), RING_FRAME,
-                              RING_FRAMES};
-    int queue = RING_QUEUE_BYTES;  /* frames larger than a slot wait here: as much as the
-                                      switch's own socket may queue (forced when root) */
+    int one = 1, queue = RING_QUEUE_BYTES;  /* frames larger than a slot wait in the socket:
+                                                as much as the switch's own may queue */
     if (setsockopt(r->fd, SOL_SOCKET, SO_RCVBUFFORCE, &queue, sizeof queue) < 0)
         setsockopt(r->fd, SOL_SOCKET, SO_RCVBUF, &queue, sizeof queue);
     if (setsockopt(r->fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop, sizeof drop) < 0 ||
-        setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0 ||
-        setsockopt(r->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) < 0 ||
         setsockopt(r->fd, SOL_PACKET, PACKET_COPY_THRESH, &one, sizeof one) < 0)
         return -errno;
-    void *map = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-    if (map == MAP_FAILED) return -errno;
-    r->map = map;
+    int err = ring_map(r->fd, PACKET_RX_RING, &r->map);
+    if (err) return err;
     at->sll_protocol = htons(ETH_P_ALL);
     return bind(r->fd, (struct sockaddr *)at, sizeof *at) < 0 ? -errno : 0;
 }
