@@ -44,8 +44,10 @@ RING = r"""
 
 #define RING_FRAME 2048                   /* a slot: the header and a frame up to ~1980 B */
 #define RING_FRAMES 2048                  /* slots: ~2700 64 B frames fit a socket's buffer */
+#define TX_FRAMES 512                     /* transmit slots: a batch (64) is sent at a time */
 #define RING_BLOCK (RING_FRAME * 32)
 #define RING_BYTES ((size_t)RING_FRAME * RING_FRAMES)
+#define TX_BYTES ((size_t)RING_FRAME * TX_FRAMES)
 #define RING_QUEUE_BYTES (1 << 20)        /* the ring socket's receive buffer (ports.py's) */
 
 typedef struct {
@@ -55,7 +57,7 @@ typedef struct {
     int given_back;
     uint8_t *spill;         /* a queued frame ring_left read (RX_SLOT bytes), or NULL */
     int txfd;               /* the sending socket (bound, receiving nothing), -1 none */
-    uint8_t *txmap;         /* its transmit ring (RING_BYTES), NULL none */
+    uint8_t *txmap;         /* its transmit ring (TX_BYTES), NULL none */
     uint32_t txnext;        /* the next transmit slot to fill */
 } lg_ring;
 
@@ -71,16 +73,16 @@ static int ring_route(int fd, uint32_t index) {
     return setsockopt(fd, SOL_PACKET, PACKET_FANOUT_DATA, &prog, sizeof prog) < 0 ? -errno : 0;
 }
 
-/* TPACKET_V2 and a ring of RING_FRAMES slots (`which`: PACKET_RX_RING or PACKET_TX_RING) on
+/* TPACKET_V2 and a ring of `frames` slots (`which`: PACKET_RX_RING or PACKET_TX_RING) on
    socket fd, mapped at *map: 0 or -errno. */
-static int ring_map(int fd, int which, uint8_t **map) {
+static int ring_map(int fd, int which, unsigned frames, uint8_t **map) {
     int version = TPACKET_V2;
-    struct tpacket_req req = {RING_BLOCK, (unsigned)(RING_BYTES / RING_BLOCK), RING_FRAME,
-                              RING_FRAMES};
+    size_t bytes = (size_t)RING_FRAME * frames;
+    struct tpacket_req req = {RING_BLOCK, (unsigned)(bytes / RING_BLOCK), RING_FRAME, frames};
     if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) < 0 ||
         setsockopt(fd, SOL_PACKET, which, &req, sizeof req) < 0)
         return -errno;
-    void *m = mmap(NULL, RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) return -errno;
     *map = m;
     return 0;
@@ -89,7 +91,7 @@ static int ring_map(int fd, int which, uint8_t **map) {
 void ring_close(lg_ring *r) {
     if (r->map) munmap(r->map, RING_BYTES);
     if (r->fd >= 0) close(r->fd);
-    if (r->txmap) munmap(r->txmap, RING_BYTES);
+    if (r->txmap) munmap(r->txmap, TX_BYTES);
     if (r->txfd >= 0) close(r->txfd);
     free(r->spill);
     r->map = NULL; r->fd = -1; r->spill = NULL; r->txmap = NULL; r->txfd = -1;
@@ -104,7 +106,7 @@ static int ring_tx_open(lg_ring *r, struct sockaddr_ll at) {
     r->txfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
     if (r->txfd < 0) return -errno;
     if (setsockopt(r->txfd, SOL_PACKET, PACKET_LOSS, &one, sizeof one) < 0) return -errno;
-    int err = ring_map(r->txfd, PACKET_TX_RING, &r->txmap);
+    int err = ring_map(r->txfd, PACKET_TX_RING, TX_FRAMES, &r->txmap);
     if (err) return err;
     at.sll_protocol = 0;
     return bind(r->txfd, (struct sockaddr *)&at, sizeof at) < 0 ? -errno : 0;
@@ -123,7 +125,7 @@ int ring_send(lg_ring *r, struct mmsghdr *tx, int n) {
     int i = 0;
     for (; i < n; i++) {
         struct tpacket2_hdr *h = (struct tpacket2_hdr *)(r->txmap +
-                                 (size_t)(r->txnext % RING_FRAMES) * RING_FRAME);
+                                 (size_t)(r->txnext % TX_FRAMES) * RING_FRAME);
         size_t len = tx[i].msg_hdr.msg_iov->iov_len;
         if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE ||
             len > RING_FRAME - TX_DATA) break;
@@ -152,7 +154,7 @@ static int ring_setup(lg_ring *r, struct sockaddr_ll *at) {
     if (setsockopt(r->fd, SOL_SOCKET, SO_ATTACH_FILTER, &drop, sizeof drop) < 0 ||
         setsockopt(r->fd, SOL_PACKET, PACKET_COPY_THRESH, &one, sizeof one) < 0)
         return -errno;
-    int err = ring_map(r->fd, PACKET_RX_RING, &r->map);
+    int err = ring_map(r->fd, PACKET_RX_RING, RING_FRAMES, &r->map);
     if (err) return err;
     at->sll_protocol = htons(ETH_P_ALL);
     return bind(r->fd, (struct sockaddr *)at, sizeof *at) < 0 ? -errno : 0;
