@@ -29,7 +29,11 @@ PACKET_MR_PROMISC = 1
 PACKET_IGNORE_OUTGOING = 23
 PACKET_STATISTICS = 6
 PACKET_FANOUT = 18
-FANOUT_JOIN = (6 | 0x2000 | 0x4000) << 16
+PACKET_FANOUT_CBPF = 6
+PACKET_FANOUT_FLAG_UNIQUEID = 0x2000
+PACKET_FANOUT_FLAG_IGNORE_OUTGOING = 0x4000
+FANOUT_JOIN = (PACKET_FANOUT_CBPF | PACKET_FANOUT_FLAG_UNIQUEID
+               | PACKET_FANOUT_FLAG_IGNORE_OUTGOING) << 16
 """A new fanout group of its own (PACKET_FANOUT_FLAG_UNIQUEID) picking its member by a classic
 BPF program (PACKET_FANOUT_CBPF), not reading outgoing frames (PACKET_FANOUT_FLAG_IGNORE_OUTGOING:
 a group member's PACKET_IGNORE_OUTGOING no longer applies): alone in it, the socket gets every
@@ -373,7 +377,8 @@ class PortLoop:
                 self._flush_tx()
 
     def _end_native(self, session: NativeSession) -> list[tuple[int, bytes]]:
-        """Stop the C loop and collect its counters; the frames it handed back (PFC)."""
+        """Stop the C loop and collect its counters; the frames it handed back (those after a
+        PFC frame, those left on the rings)."""
         device = session.device
         if not device.stop():
             self.log.error("the native port loop did not stop; the ports stay with it")

@@ -155,8 +155,7 @@ int lg_dev_port(lg_dev *d, uint32_t port, int fd) {
     p->txbuf = malloc((size_t)BATCH * TX_SLOT);
     if (!p->txbuf) return -1;
     p->port = port; p->fd = fd; p->ntx = 0; p->left = 0;
-    p->ring.fd = -1; p->ring.map = NULL; p->ring.spill = NULL;
-    p->ring.txfd = -1; p->ring.txmap = NULL;
+    ring_init(&p->ring);
     for (int i = 0; i < BATCH; i++) {
         p->txv[i].iov_base = p->txbuf + (size_t)i * TX_SLOT;
         p->tx[i].msg_hdr.msg_iov = &p->txv[i]; p->tx[i].msg_hdr.msg_iovlen = 1;

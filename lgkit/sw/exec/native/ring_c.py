@@ -13,8 +13,10 @@ starts; frames left on the ring when it gives the port back are handed to the Py
 (ring_left). A frame larger than a ring slot is queued on the ring socket (PACKET_COPY_THRESH)
 and read from there in its turn.
 
-C API (`lg_ring` is a caller's struct; every call but ring_open takes an opened one):
+C API (`lg_ring` is a caller's struct; ring_close, ring_pending and ring_drops take a closed
+one too):
 
+    void ring_init(lg_ring *r)               closed (the state ring_close leaves)
     int  ring_open(lg_ring *r, int first)   a ring on the interface of socket `first` (bound,
                                              in a fanout group), taking its frames over: 0 or
                                              -errno (then nothing is left open)
@@ -86,6 +88,11 @@ static int ring_map(int fd, int which, unsigned frames, uint8_t **map) {
     if (m == MAP_FAILED) return -errno;
     *map = m;
     return 0;
+}
+
+void ring_init(lg_ring *r) {
+    memset(r, 0, sizeof *r);
+    r->fd = r->txfd = -1;
 }
 
 void ring_close(lg_ring *r) {
@@ -165,8 +172,7 @@ int ring_open(lg_ring *r, int first) {
     socklen_t size = sizeof at;
     uint32_t group = 0;
     socklen_t gsize = sizeof group;
-    r->fd = -1; r->map = NULL; r->next = 0; r->given_back = 0; r->spill = NULL;
-    r->txfd = -1; r->txmap = NULL; r->txnext = 0;
+    ring_init(r);
     if (getsockname(first, (struct sockaddr *)&at, &size) < 0 ||
         getsockopt(first, SOL_PACKET, PACKET_FANOUT, &group, &gsize) < 0)
         return -errno;
