@@ -343,11 +343,16 @@ def test_a_ring_gives_its_frames_back_each_read_once_in_order(compiled, veths):
         assert device.add_ring(1) == 0
         for idx in range(10):
             sender.send(frame(idx))
+        wait_for(lambda: device.ring_frames(1) == 10, "10 frames on the ring")
         handed = device.handed()
         for idx in range(10, 15):
             sender.send(frame(idx))
-        queued = [f for f in port.read_batch() if f[12:14] == ETHERTYPE]
-        assert handed and {p for p, _ in handed} == {1}
+        queued: list[bytes] = []
+        end = time.monotonic() + WAIT_S
+        while len(queued) < 5 and time.monotonic() < end:
+            select.select([port], [], [], 0.1)
+            queued += [f for f in port.read_batch() if f[12:14] == ETHERTYPE]
+        assert len(handed) == 10 and {p for p, _ in handed} == {1}
         assert [f[14] for _, f in handed] + [f[14] for f in queued] == list(range(15))
     finally:
         device.close()

@@ -30,6 +30,7 @@ SIGNATURES = {
     "lg_dev_ring": ([PTR, U32], INT),
     "lg_dev_ring_drops": ([PTR], U64),
     "lg_dev_give_back": ([PTR], INT),
+    "lg_dev_ring_frames": ([PTR, U32], INT),
     "lg_dev_frame": ([PTR, U32, ctypes.c_char_p, U32, U64, ctypes.POINTER(Frame), INT], INT),
     "lg_dev_run": ([PTR], INT),
     "lg_dev_stop": ([PTR], None),
@@ -89,6 +90,10 @@ class NativeDevice:
     def ring_drops(self) -> int:
         """Frames the kernel dropped on full rings since the last call."""
         return self.lib.lg_dev_ring_drops(self.dev)
+
+    def ring_frames(self, port: int) -> int:
+        """Frames waiting on the port's ring (0 without one)."""
+        return self.lib.lg_dev_ring_frames(self.dev, port)
 
     def frame(self, port: int, data: bytes, now_ns: int) -> list[tuple[int, bytes]] | None:
         """One frame through the device: the frames it sends, or None when it needs the

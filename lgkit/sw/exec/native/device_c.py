@@ -15,6 +15,7 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
                                                  the loop reads its socket with recvmmsg)
     u64  lg_dev_ring_drops(lg_dev *d)           frames the kernel dropped on full rings since
                                                  the last call
+    int  lg_dev_ring_frames(lg_dev *d, uint32_t port)   frames waiting on the port's ring
     int  lg_dev_frame(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len, u64 now_ns,
                       lg_frame *outs, int max)    one frame through ingress and egress at now_ns:
                                                  the frames it sends into outs (port, len, data:
@@ -177,6 +178,11 @@ u64 lg_dev_ring_drops(lg_dev *d) {
     u64 n = 0;
     for (int i = 0; i < d->nports; i++) n += ring_drops(&d->ports[i].ring);
     return n;
+}
+
+int lg_dev_ring_frames(lg_dev *d, uint32_t port) {
+    if (port >= MAX_PORT || d->index[port] < 0) return 0;
+    return ring_pending(&d->ports[d->index[port]].ring);
 }
 
 int lg_dev_give_back(lg_dev *d) {
