@@ -141,15 +141,18 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
     RegisterAction<bit<32>, bit<9>, bit<32>>(tx_next) last_seq = {
         void apply(inout bit<32> v, out bit<32> rv) { rv = v - 1; }
     };
-    /* Dummies still allowed since the last data frame (the notify count). */
+    /* Dummies still allowed since the last data frame (the notify count): a dummy spends one
+     * (returning the budget before), a data frame refills it. One RegisterAction for both, as
+     * `ack_budget` (docs/tofino.md, Tofino 2: a bf-p4c internal error). */
     Register<bit<8>, bit<9>>(LG_PORTS, 0) dummy_budget;
-    RegisterAction<bit<8>, bit<9>, bit<8>>(dummy_budget) refill = {
-        void apply(inout bit<8> v) { v = meta.ec.dummy_repeat; }
-    };
-    RegisterAction<bit<8>, bit<9>, bit<8>>(dummy_budget) spend = {
+    RegisterAction<bit<8>, bit<9>, bit<8>>(dummy_budget) dummy_budget_update = {
         void apply(inout bit<8> v, out bit<8> rv) {
             rv = v;
-            if (v != 0) { v = v - 1; }
+            if (hdr.carry.kind != KIND_DUMMY) {
+                v = meta.ec.dummy_repeat;
+            } else if (v != 0) {
+                v = v - 1;
+            }
         }
     };
     /* Copies put in the Tx buffer: packets (lo) and bytes (hi). */
@@ -249,7 +252,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             if (kind == KIND_DUMMY) { meta.drop = 1; }
         } else if (kind == KIND_DUMMY) {
             /* A dummy carries the last seq sent; dropped below when its budget is spent. */
-            budget = spend.execute(port);
+            budget = dummy_budget_update.execute(port);
             s = last_seq.execute(port);
             dummy_frame.apply();
             first = 1;
@@ -261,7 +264,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             shim_frame.apply();
             s = next_seq.execute(port);
             first = 1;
-            refill.execute(port);
+            dummy_budget_update.execute(port);
             /* Tx buffer: an egress mirror (with the LG header) to the recirculation port. */
             meta.mirror.setValid();
             meta.mirror.kind = KIND_TXCOPY;
