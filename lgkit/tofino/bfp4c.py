@@ -1,4 +1,4 @@
-"""Run bf-p4c on a TNA program and read the resources it used from its reports."""
+"""Run bf-p4c on a TNA (or T2NA) program and read the resources it used from its reports."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
 
 @dataclass(frozen=True)
 class Chip:
