@@ -150,6 +150,7 @@ def test_check_for_tofino2_without_bf_p4c_names_the_target(
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "skipped: compile for tofino2 (t2na) and resources: bf-p4c not on PATH"
     assert out[2] == f"  PASS {stf}"
+    assert any(line.startswith("not checked: the STF scenarios on tofino2") for line in out)
 
 
 @pytest.mark.slow

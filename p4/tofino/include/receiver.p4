@@ -318,7 +318,7 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
     /* Explicit ACKs still allowed since the last update: an update refills it, an explicit ACK
      * spends one (returning the budget before). One RegisterAction for both: with two, one
      * reading hdr.carry.ack_repeat, bf-p4c 9.13.4 for Tofino 2 stops with an internal error on
-     * the other (docs/tofino.md, Limits). */
+     * the other (docs/tofino.md, Tofino 2). */
     Register<bit<8>, bit<9>>(LG_PORTS, 0) ack_budget;
     RegisterAction<bit<8>, bit<9>, bit<8>>(ack_budget) ack_budget_update = {
         void apply(inout bit<8> v, out bit<8> rv) {
