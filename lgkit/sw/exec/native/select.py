@@ -4,8 +4,9 @@
 pipeline's passes (`ingress`, `ingress_job`, `egress`: the switch's traffic manager) and
 untimed runs (STF, `run_untimed`) go through it; a construct the native engine does not cover,
 or no C compiler, leaves the Python engine in place with one printed line:
-`native: unsupported <what>; using the python engine`. A program that clones, recirculates or
-multicasts runs untimed through v1model's driver over the native passes.
+`native: unsupported <what>; using the python engine`. A program that clones, recirculates,
+resubmits, truncates or multicasts runs untimed through the native device's driver (device_c's
+lg_dev_frame: v1model's untimed driver and the jobs in C, as the port loop makes them).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture
-from lgkit.sw.exec.arch.v1model.passes import run_untimed
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.cgen import generate
+from lgkit.sw.exec.native.device import NativeDevice
 from lgkit.sw.exec.native.device_c import with_device
 from lgkit.sw.exec.native.engine import NativeEngine
 from lgkit.sw.exec.native.layout import Unsupported
@@ -65,6 +66,8 @@ class NativeUntimed(Architecture):
         self.native = native
         self.name, self.package, self.externs = arch.name, arch.package, arch.externs
         self.commands = arch.commands
+        self._device: NativeDevice | None = None
+        self._jobs: tuple[list[int], list[int]] | None = None
 
     def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
         """The architecture's own."""
@@ -84,14 +87,44 @@ class NativeUntimed(Architecture):
 
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet through ingress and egress on the native engine, each pass one tick of
-        the pipeline's untimed clock (as the Python driver)."""
+        the pipeline's untimed clock (as the Python driver); with requests, everything it
+        causes, through the native device's driver."""
         native = self.native
-        if native.program.requests:  # clones, recirculation, multicast: the passes' driver
-            return run_untimed(pl, port, data)
         native.refresh()
         clock = pl.untimed_clock
+        if native.program.requests:
+            return self._device_run(pl, port, data)
         now_in = clock.tick()
         spec, sent = native.run(port, data, now_in, clock.now_us())
         if spec != -1:  # egress ran: its pass takes a tick too
             clock.tick()
         return [] if sent is None else [(spec, sent)]
+
+    def _device_run(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        """run_untimed's driver in C, on the engine's own context (its registers, generator
+        and logs), with the pipeline's clone sessions and multicast groups."""
+        native, clock = self.native, pl.untimed_clock
+        if self._device is None:
+            self._device = NativeDevice(native, 0, own=False)
+        jobs = jobs_settings(pl)
+        if jobs != self._jobs:
+            self._device.set_sessions(jobs[0])
+            self._device.set_groups(jobs[1])
+            self._jobs = jobs
+        out, clock.now_ns, over = self._device.frame(port, data, clock.now_ns, clock.pass_ns,
+                                                     clock.limit_ns)
+        native.log_errors()
+        if over:
+            pl.logs.append(f"error: too many resubmit/recirculate/clone passes; stopped after "
+                           f"{clock.limit_ns / 1e9:g} s of virtual time")
+        return out
+
+
+def jobs_settings(pl: Pipeline) -> tuple[list[int], list[int]]:
+    """The pipeline's clone sessions as (session, port, rid) and multicast groups as (group,
+    rid, port) triples, flat, for the native device."""
+    sessions = [v for session, targets in sorted(pl.clone_sessions.items())
+                for port, rid in targets for v in (session, port, rid)]
+    groups = [v for group, members in sorted(pl.mc_groups.items())
+              for rid, port in members for v in (group, rid, port)]
+    return sessions, groups

@@ -23,7 +23,7 @@ typedef struct { job_t *head, *tail; uint32_t n, depth; u64 depth_bytes, bytes, 
                  period_ns, next_due, paused_until; int paused; } queue_t;
 typedef struct { queue_t q[TM_PRIOS]; u64 rate, framing, min_frame, tat_ps, tau_ps, wake_at;
                  int waking, busy, queued; } port_t;
-typedef struct tm {
+typedef struct tm_s {
     port_t *ports[TM_PORTS], *lanes[TM_PORTS];
     port_t *all[2 * TM_PORTS]; int nall;     /* every port and lane made, to scan for wakes */
     uint32_t nprio, depth0[TM_PRIOS];         /* a new port's queues: depth and period */
