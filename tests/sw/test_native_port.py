@@ -1,7 +1,7 @@
 """The native port loop: frames through a switch on real veths carried by the C loop, a table
-changed while it runs, registers and counters read back, the hand-over to the Python loop when
-the traffic manager shapes, a clean stop; the device's frame-in/frames-out call against the
-Python engine, and its bad input."""
+and a port rate changed while it runs, registers and counters read back, PFC pause and resume
+in its traffic manager, the hand-over to the Python loop when an interface goes, a clean stop;
+the device's untimed frame-in/frames-out call against the Python engine, and its bad input."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def wait_for(condition, what: str) -> None:
 
 
 @pytest.mark.root
-def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
+def test_native_loop_forwards_follows_tables_and_settings(compiled, veths):
     fds_before = sorted(os.listdir("/proc/self/fd"))
     switch = Switch()
     pl = native_pipeline(compiled)
@@ -162,14 +162,14 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
         assert ports[1]["rx_packets"] == 120 and ports[1]["rx_bytes"] == 120 * 60
         assert switch.passes["ingress"] == 120 and switch.passes["egress"] == 100
         assert loop.native_sessions == 1
-        with switch.lock:  # a shaped port: the Python loop takes over, the same ports
+        with switch.lock:  # a shaped port: the C loop's traffic manager shapes it
             switch.tm.set_port_rate(1e9, 2)
-        wait_for(lambda: not any(t.name == "native-port-loop" for t in threading.enumerate()),
-                 "the C loop to end")
         for _ in range(10):
             sender.send(frame(2))
         assert [f[15] for f in receive(sink, 10)] == list(range(10))
         assert pl.registers["I.regs"].values[2] == 10
+        assert loop.native_sessions == 1 and any(t.name == "native-port-loop"
+                                                  for t in threading.enumerate())
     finally:
         loop.stop()
         thread.join(WAIT_S)
@@ -191,8 +191,8 @@ def test_device_frame_matches_the_python_engine(compiled):
         native.arch.native.refresh()  # type: ignore[attr-defined]
         for idx in (0, 1, 1, 3, 1):
             expected = python.run_untimed(1, frame(idx))
-            assert device.frame(1, frame(idx), 5000) == expected
-        assert device.frame(2, frame(0), 5000) == python.run_untimed(2, frame(0)) == []
+            assert device.frame(1, frame(idx), 5000)[0] == expected
+        assert device.frame(2, frame(0), 5000)[0] == python.run_untimed(2, frame(0)) == []
         assert native.registers["I.regs"].values[:] == python.registers["I.regs"].values[:]
         counters = device.counters()
         assert (counters["ingress"], counters["egress"], counters["ingress_drop"]) == (6, 5, 1)
@@ -253,26 +253,39 @@ def pfc_frame(quanta: int) -> bytes:
 
 
 @pytest.mark.root
-def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, veths):
+def test_pfc_frames_pause_and_resume_a_queue_of_the_native_loop(compiled, veths):
     switch, loop = routed_switch(compiled, veths)
     sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
     pfc = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    pfc.bind((veths["a0"], 0))
+    pfc.bind((veths["b0"], 0))  # from port 2's peer: port 2's queue 0 pauses
+    with switch.lock:  # at 1 Mb/s a pause of 0xFFFF quanta lasts 33.6 s
+        switch.tm.set_port_rate(1e6, 2)
     thread = threading.Thread(target=loop.run)
     thread.start()
     try:
         wait_for(lambda: loop.native_sessions == 1, "the C loop")
         pfc.send(pfc_frame(0xFFFF))
+        wait_for(lambda: switch.counters()["ports"][2]["rx_packets"] == 1, "the PFC frame")
         for _ in range(5):
             sender.send(frame(1))
+        assert not _arrives(sink, 0.5)  # held: paused for 33.6 s
+        pfc.send(pfc_frame(0))  # resume
         assert [f[15] for f in receive(sink, 5)] == list(range(5))
-        wait_for(lambda: switch.tm.port(1).queues[0].paused_until > 0, "the PFC frame in the TM")
-        wait_for(lambda: loop.native_sessions == 2, "the C loop again after the pause")
-        wait_for(lambda: switch.counters()["ports"][1]["rx_packets"] == 6, "the port counters")
-        assert switch.passes["ingress"] == 5  # the PFC frame went to the MAC, not the pipeline
+        assert loop.native_sessions == 1  # the C loop kept the ports throughout
+        wait_for(lambda: switch.counters()["ports"][2]["rx_packets"] == 2, "the counters")
+        assert switch.passes["ingress"] == 5  # the PFC frames were the MAC's, not the pipeline's
     finally:
         loop.stop()
         thread.join(WAIT_S)
         loop.close()
         for sock in (sender, sink, pfc):
             sock.close()
+
+
+def _arrives(sock: socket.socket, seconds: float) -> bool:
+    """Whether a frame of the test's ethertype arrives within `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if select.select([sock], [], [], 0.05)[0] and sock.recv(2048)[12:14] == ETHERTYPE:
+            return True
+    return False

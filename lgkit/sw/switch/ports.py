@@ -294,9 +294,9 @@ class PortLoop:
 
     def _run_native(self, engine: NativeEngine) -> None:
         """The C loop on the ports while this thread, every POLL_S (or at a timer), runs the
-        timers and copies changed tables into it, and every SYNC_S collects its counters and
-        checks the traffic manager, until stopped, the pipeline or traffic manager needs
-        Python, or a port fails (handled as the Python loop does)."""
+        timers, copies changed tables and traffic manager settings into it and hands its CPU
+        port's frames on, and every SYNC_S collects its counters, until stopped, the pipeline
+        needs Python, or a port fails (handled as the Python loop does)."""
         switch = self.switch
         with switch.lock:
             self._flush_tx()
@@ -307,6 +307,7 @@ class PortLoop:
                 self.log.warning("native port loop: %s; the Python loop serves the ports", exc)
                 self._native_off = True
                 return
+            switch.injector = session.inject
         self.native_sessions += 1
         session.device.start()
         next_sync = time.monotonic()
@@ -320,6 +321,8 @@ class PortLoop:
                     self._run_timers()
                     self._flush_tx()
                     engine.refresh()
+                    session.push()
+                    session.take()
                 if time.monotonic() < next_sync:
                     continue
                 next_sync = time.monotonic() + SYNC_S
@@ -329,40 +332,36 @@ class PortLoop:
                 if new.get("rx_error"):
                     failed = session.failed_ports()
                     break
-                if not switch.tm.sends_at_once():
-                    break
                 if time.monotonic() >= next_housekeeping:
                     next_housekeeping = time.monotonic() + HOUSEKEEPING_S
                     self._housekeeping()
         finally:
-            handed = self._end_native(session)
-        with switch.lock:  # a PFC frame stopped the C loop: it and its batch go the Python way
-            for port, frame in handed:
-                self._receive(port, frame)
-            self._flush_tx()
+            with switch.lock:
+                switch.injector = None
+            self._end_native(session)
         for port, err in failed:  # as the Python loop handles a read that failed
             for fd, (number, backend) in list(self.by_fd.items()):
                 if number == port:
                     backend.rx_error = OSError(err, os.strerror(err))
                     self._port_error(fd, port, backend)
 
-    def _end_native(self, session: NativeSession) -> list[tuple[int, bytes]]:
-        """Stop the C loop and collect its counters; the frames it handed back (PFC)."""
+    def _end_native(self, session: NativeSession) -> None:
+        """Stop the C loop and collect its counters and CPU port frames (what it still held
+        in its queues is dropped, as a new pipeline drops them)."""
         device = session.device
         if not device.stop():
             self.log.error("the native port loop did not stop; the ports stay with it")
             self._native_off = True
             self._stopping = True
-            return []
+            return
         with self.switch.lock:
             session.sync()
-        handed = device.handed()
+            session.take()
         device.close()
         if device.status:
             self.log.error("native port loop: %s; the Python loop serves the ports",
                            os.strerror(-device.status))
             self._native_off = True
-        return handed
 
     def _log_pipeline(self, range_errors: int) -> None:
         """The P4 log of Python passes, and a line for the C loop's out-of-range accesses."""
