@@ -225,15 +225,9 @@ static uint32_t tm_egress(tm_t *tm, job_t *j, u64 now, u64 enq_depth, u64 deq_de
         if (!o) { n->status = E_MEMORY; return 0; }
         s->out = o; s->out_size = need;
     }
-    long len = p->egress(p->ctx, (const uint8_t *)j->state, j->in->d, j->in->len, j->port,
-                         j->itype, now / 1000, enq_depth, deq_depth, j->enq_ns / 1000,
-                         (now - j->enq_ns) / 1000, s->out);
-    job_t *made = 0;
-    if (p->slots[p->rq + JR_CLONE]) clones(p, p->cslots, p->cslots, IT_E2E, j->in, &made);
-    u64 *rq = p->slots + p->rq;
-    int recirc = len >= 0 && rq[JR_RECIRC];
-    if (len >= 0 && !recirc && rq[JR_TRUNC] && rq[JR_TRUNC_LEN] < (u64)len)
-        len = (long)rq[JR_TRUNC_LEN];
+    job_t *made;
+    int recirc;
+    long len = egress_job(p, j, now, enq_depth, deq_depth, s->out, &made, &recirc);
     frame_t *f = len >= 0 ? frame_new(s->out, (uint32_t)len) : 0;
     if (len >= 0 && !f) n->status = E_MEMORY;
     /* the field list's values before a clone's pass overwrites the slots */

@@ -426,16 +426,10 @@ static uint32_t tm_egress(tm_t *tm, job_t *j, u64 now, u64 enq_depth, u64 deq_de
     if (j->in->len > RX_SLOT) { d->st[STAT_RX_TRUNCATED]++; return 0; }
     dev_port *q = socket_of(d, j->port);
     uint8_t *out = q ? q->txbuf + (size_t)q->ntx * TX_SLOT : d->one;
-    long len = p->egress(p->ctx, (const uint8_t *)j->state, j->in->d, j->in->len, j->port,
-                         j->itype, now / 1000, enq_depth, deq_depth, j->enq_ns / 1000,
-                         (now - j->enq_ns) / 1000, out);
+    job_t *made;
+    int recirc;
+    long len = egress_job(p, j, now, enq_depth, deq_depth, out, &made, &recirc);
     range_errors(d);
-    job_t *made = 0;
-    if (p->slots[p->rq + JR_CLONE]) clones(p, p->cslots, p->cslots, IT_E2E, j->in, &made);
-    u64 *rq = p->slots + p->rq;
-    int recirc = len >= 0 && rq[JR_RECIRC];
-    if (len >= 0 && !recirc && rq[JR_TRUNC] && rq[JR_TRUNC_LEN] < (u64)len)
-        len = (long)rq[JR_TRUNC_LEN];
     rjob_t *r = 0;
     frame_t *keep = 0;  /* the output while the clones' passes run, or for Python */
     if (len >= 0 && (recirc || made || !q)) {
@@ -584,7 +578,10 @@ int lg_dev_run(lg_dev *d) {
     struct epoll_event ev = {0}, evs[MAX_PORTS + 3];
     int fds[3] = {d->stopfd, d->kickfd, d->timerfd};
     ev.events = EPOLLIN;
-    for (int i = 0; i < 3; i++) { ev.data.u32 = EV_STOP + i; epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev); }
+    for (int i = 0; i < 3; i++) {
+        ev.data.u32 = EV_STOP + (uint32_t)i;
+        epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev);
+    }
     for (int i = 0; i < d->nports; i++) {
         ev.data.u32 = (uint32_t)i;
         if (epoll_ctl(ep, EPOLL_CTL_ADD, d->ports[i].fd, &ev) < 0) {

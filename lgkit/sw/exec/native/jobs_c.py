@@ -140,6 +140,23 @@ static rjob_t *recirc_job(pipe_t *p, frame_t *f) {
     return ingress_again(p, p->slots, p->slots[p->rq + JR_RECIRC_FL], IT_RECIRC, f);
 }
 
+/* The egress pass of job j at `now` with its queue values, writing into `out`: the length to
+   send or loop back (truncated when egress asked; -1 dropped); its E2E clones into *made,
+   *recirc set when it recirculates (the field list's values still in the slots). */
+static long egress_job(pipe_t *p, job_t *j, u64 now, u64 enq_depth, u64 deq_depth, uint8_t *out,
+                       job_t **made, int *recirc) {
+    long len = p->egress(p->ctx, (const uint8_t *)j->state, j->in->d, j->in->len, j->port,
+                         j->itype, now / 1000, enq_depth, deq_depth, j->enq_ns / 1000,
+                         (now - j->enq_ns) / 1000, out);
+    *made = 0;
+    if (p->slots[p->rq + JR_CLONE]) clones(p, p->cslots, p->cslots, IT_E2E, j->in, made);
+    u64 *rq = p->slots + p->rq;
+    *recirc = len >= 0 && rq[JR_RECIRC];
+    if (len >= 0 && !*recirc && rq[JR_TRUNC] && rq[JR_TRUNC_LEN] < (u64)len)
+        len = (long)rq[JR_TRUNC_LEN];
+    return len;
+}
+
 /* The jobs of an ingress pass that returned `spec` (engine.py's _ingress_end), as a list;
    *drops is set when the pass dropped the packet. A resubmission goes into *resub (a new
    reference to `in`), or, without resub, stops the caller (JOB_E_REQUESTS). */
