@@ -156,3 +156,21 @@ def test_random_lg_sequences_are_the_same_on_both_engines(seed: int, optimise: b
     assert fallback == ""
     assert seen == reference
     assert sum(len(packets) for _, packets in reference[2]) > 0  # it forwarded something
+
+
+def test_linkguardian_runs_untimed_through_the_native_device() -> None:
+    """A program with requests (LinkGuardian's clones, recirculations, multicast) is driven by
+    the device's C driver and jobs (device_c, jobs_c), the port loop's, in the suites above."""
+    stf = TESTS / "lg_stf" / "sender.stf"
+    loaded = compiled(stf, LG_PROGRAM)
+    assert loaded is not None
+    pl = Pipeline.load(loaded[0], seed=1)
+    native = use_engine(pl, loaded[0].ir, "native")  # type: ignore[attr-defined]
+    assert native is not None and native.program.requests
+    runner = StfRunner(pl, build_p4info(loaded[0].ir), str(stf))  # type: ignore[attr-defined]
+    assert runner.run(loaded[1]).passed
+    device = pl.arch.device  # type: ignore[attr-defined]
+    assert device is not None
+    counts = device.counters()
+    assert counts["ingress"] > 0 and counts["egress"] > counts["ingress"]  # clones, copies
+    assert counts["recirc"] > 0  # the Tx buffer's loops

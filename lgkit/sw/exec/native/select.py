@@ -66,7 +66,9 @@ class NativeUntimed(Architecture):
         self.native = native
         self.name, self.package, self.externs = arch.name, arch.package, arch.externs
         self.commands = arch.commands
-        self._device: NativeDevice | None = None
+        self.device: NativeDevice | None = None
+        """The native device that drives untimed runs of a program with requests (made on
+        first use, on the engine's context)."""
         self._jobs: tuple[list[int], list[int]] | None = None
 
     def compile(self, program: ir.Program, optimise: bool) -> CompiledV1:
@@ -104,14 +106,14 @@ class NativeUntimed(Architecture):
         """run_untimed's driver in C, on the engine's own context (its registers, generator
         and logs), with the pipeline's clone sessions and multicast groups."""
         native, clock = self.native, pl.untimed_clock
-        if self._device is None:
-            self._device = NativeDevice(native, 0, own=False)
+        if self.device is None:
+            self.device = NativeDevice(native, 0, own=False)
         jobs = jobs_settings(pl)
         if jobs != self._jobs:
-            self._device.set_sessions(jobs[0])
-            self._device.set_groups(jobs[1])
+            self.device.set_sessions(jobs[0])
+            self.device.set_groups(jobs[1])
             self._jobs = jobs
-        out, clock.now_ns, over = self._device.frame(port, data, clock.now_ns, clock.pass_ns,
+        out, clock.now_ns, over = self.device.frame(port, data, clock.now_ns, clock.pass_ns,
                                                      clock.limit_ns)
         native.log_errors()
         if over:
