@@ -7,7 +7,9 @@ native engine leaves to the Python engine are exactly FALLBACKS (each with its c
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -174,3 +176,22 @@ def test_linkguardian_runs_untimed_through_the_native_device() -> None:
     counts = device.counters()
     assert counts["ingress"] > 0 and counts["egress"] > counts["ingress"]  # clones, copies
     assert counts["recirc"] > 0  # the Tx buffer's loops
+
+
+def test_the_untimed_device_is_freed_with_its_pipeline() -> None:
+    """Its eventfds and timerfd go with it (the STF runs load hundreds of pipelines)."""
+    program = compile_file(str(LG_PROGRAM))
+    frame = bytes(64)
+
+    def load_and_run() -> None:
+        pl = Pipeline.load(program, seed=1, engine="native")
+        pl.run_untimed(1, frame)
+        assert pl.arch.device is not None  # type: ignore[attr-defined]
+
+    load_and_run()
+    gc.collect()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        load_and_run()
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
+import weakref
 from array import array
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
@@ -94,6 +95,8 @@ class NativeDevice:
         self.status: int | None = None  # lg_dev_run's result once the loop ended
         if own:
             engine.lock = self.locked()
+        else:  # freed with this object (the engine's context outlives it: the engine holds it)
+            weakref.finalize(self, lib.lg_dev_free, ctypes.c_void_p(dev))
 
     def locked(self) -> _Reentered:
         """The device's lock as a reusable context manager."""
@@ -160,12 +163,14 @@ class NativeDevice:
         return not self._thread.is_alive()
 
     def close(self) -> None:
-        """Free the device (the loop stopped); the engine's copies need no lock any more."""
+        """Free the device of a context of its own (the loop stopped); the engine's copies
+        need no lock any more. (One on the engine's context is freed with this object.)"""
         if self.running():
             raise RuntimeError("the native port loop is still running")
-        if self._own:
-            self.engine.lock = nullcontext()
-            self.engine.remove_context(self._ctx)
+        if not self._own:
+            return
+        self.engine.lock = nullcontext()
+        self.engine.remove_context(self._ctx)
         self.lib.lg_dev_free(self.dev)
         self.dev = ctypes.c_void_p(0)
 
