@@ -4,9 +4,11 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
 
 - `Pipeline.load(compiled, seed=None, optimise=None, engine=None)`: code-generates the program
   once (raises the frontend's P4Error with `unsupported: <what>` for anything the target cannot
-  execute). `engine="native"` (or, when None, LGKIT_ENGINE=native; `--engine native` of
-  `lgkit stf` / `lgkit switch` sets it) runs the passes on the native engine (exec/native/)
-  where it covers the program, else says why in one line and keeps the Python engine.
+  execute). The passes run on the native engine (exec/native/) where it covers the program,
+  else on the Python engine, the reference: `engine="python"` (or, when None,
+  LGKIT_ENGINE=python; `--engine python` of `lgkit stf` / `lgkit switch` sets it) chooses the
+  Python engine; `engine="native"` (LGKIT_ENGINE=native) also says in one line why a program
+  stays on the Python engine.
   `optimise=False` (or, when None, the environment variable LGKIT_NO_OPT set to anything but
   "" or "0"; `--no-opt` of `lgkit stf` / `lgkit switch` sets it) runs the generated code without
   the optimisers (inline -> peephole -> slot-locals), to tell an optimiser bug from others.
@@ -202,10 +204,11 @@ class Pipeline:
             optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
         arch = architecture_of(compiled.ir)
         pl = cls(arch.compile(compiled.ir, optimise), arch, compiled.name, seed)
-        if (engine or os.environ.get(ENGINE_ENV)) == "native":
+        chosen = engine or os.environ.get(ENGINE_ENV)
+        if chosen != "python":
             from lgkit.sw.exec.native.select import use_engine
 
-            use_engine(pl, compiled.ir, "native")
+            use_engine(pl, compiled.ir, "native", asked=chosen == "native")
         return pl
 
     def run_untimed(self, port: int, data: bytes) -> list[tuple[int, bytes]]:

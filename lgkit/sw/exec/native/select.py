@@ -4,7 +4,8 @@
 pipeline's passes (`ingress`, `ingress_job`, `egress`: the switch's traffic manager) and
 untimed runs (STF, `run_untimed`) go through it; a construct the native engine does not cover,
 or no C compiler, leaves the Python engine in place with one printed line:
-`native: unsupported <what>; using the python engine`. A program that clones, recirculates or
+`native: unsupported <what>; using the python engine` (for a construct only when native was
+asked for: it is the default, DEFAULT_ENGINE). A program that clones, recirculates or
 multicasts runs untimed through v1model's driver over the native passes.
 """
 
@@ -28,8 +29,10 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 ENGINES = ("python", "native")
-ENGINE_HELP = ("the built-in target's engine: python (the default) or native (C generated per "
-               "program; falls back to python, saying why), as LGKIT_ENGINE does")
+DEFAULT_ENGINE = "native"  # where it builds; else the Python engine, the reference
+ENGINE_HELP = ("the built-in target's engine: native (the default: C generated per program, "
+               "where it covers the program, else python; `--engine native` says why) or "
+               "python (the reference), as LGKIT_ENGINE does")
 
 
 def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
@@ -41,19 +44,34 @@ def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
     return NativeEngine(pl, code, shared_library(source, pl.code.optimised))
 
 
-def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine | None:
-    """Run the pipeline's untimed passes on `engine`; the native engine when it was used."""
+def use_engine(pl: Pipeline, program: ir.Program, engine: str, asked: bool = True
+               ) -> NativeEngine | None:
+    """Run the pipeline's untimed passes on `engine`; the native engine when it was used. A
+    program it does not cover stays on the Python engine with one line saying why, unless
+    the native engine was not `asked` for (the default) and only the program is the reason
+    (a missing C compiler or a failed build is always said)."""
     if engine != "native":
         return None
     try:
-        native = native_engine(pl, program)
+        code = generate(program)
     except Unsupported as exc:
-        print(f"native: unsupported {exc.what}; using the python engine", file=sys.stderr)
+        _python(exc, asked)
+        return None
+    try:
+        native = NativeEngine(pl, code, shared_library(code.source, pl.code.optimised))
+    except Unsupported as exc:
+        _python(exc, True)
         return None
     pl.arch = NativeUntimed(pl.arch, native)
     pl.ingress, pl.egress = native.ingress_pass, native.egress_pass
     pl.ingress_job = native.ingress_job
     return native
+
+
+def _python(exc: Unsupported, say: bool) -> None:
+    """The fallback to the Python engine, said in one line."""
+    if say:
+        print(f"native: unsupported {exc.what}; using the python engine", file=sys.stderr)
 
 
 class NativeUntimed(Architecture):
