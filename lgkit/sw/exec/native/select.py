@@ -25,6 +25,7 @@ from lgkit.sw.exec.native.layout import Unsupported
 if TYPE_CHECKING:
     from lgkit.sw.exec.arch.base import Passes
     from lgkit.sw.exec.arch.v1model.program import CompiledV1
+    from lgkit.sw.exec.native.cgen import Program as NativeProgram
     from lgkit.sw.exec.pipeline import Pipeline
     from lgkit.sw.lang import ir
 
@@ -39,9 +40,13 @@ def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
     """The native engine of a loaded pipeline (Unsupported when it cannot run it), with the
     device layer (device_c.py); it builds with the optimiser setting the pipeline was loaded
     with (--no-opt: -O0)."""
-    code = generate(program)
-    source = with_device(code.source)
-    return NativeEngine(pl, code, shared_library(source, pl.code.optimised))
+    return _built(pl, generate(program))
+
+
+def _built(pl: Pipeline, code: NativeProgram) -> NativeEngine:
+    """The engine of generated `code` with the device layer, built (Unsupported: no C
+    compiler, a failed build)."""
+    return NativeEngine(pl, code, shared_library(with_device(code.source), pl.code.optimised))
 
 
 def use_engine(pl: Pipeline, program: ir.Program, engine: str, asked: bool = True
@@ -58,7 +63,7 @@ def use_engine(pl: Pipeline, program: ir.Program, engine: str, asked: bool = Tru
         _python(exc, asked)
         return None
     try:
-        native = NativeEngine(pl, code, shared_library(code.source, pl.code.optimised))
+        native = _built(pl, code)
     except Unsupported as exc:
         _python(exc, True)
         return None
