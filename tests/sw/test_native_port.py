@@ -1,7 +1,7 @@
 """The native port loop: frames through a switch on real veths carried by the C loop, a table
 changed while it runs, registers and counters read back, the hand-over to the Python loop when
-the traffic manager shapes, a clean stop; the device's frame-in/frames-out call against the
-Python engine, and its bad input."""
+the traffic manager shapes, a clean stop, a spinning pass the watchdog stops; the device's
+frame-in/frames-out call against the Python engine, and its bad input."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.exec.native.build import compiler
 from lgkit.sw.exec.native.device import NativeDevice
 from lgkit.sw.exec.pipeline import Exact, Pipeline, TableEntry
-from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.switch.ports import PortLoop
 from lgkit.sw.switch.switch import Switch
 
@@ -276,3 +277,37 @@ def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, vet
         loop.close()
         for sock in (sender, sink, pfc):
             sock.close()
+
+
+@pytest.mark.root
+def test_the_watchdog_stops_a_pass_spinning_in_the_native_loop(veths):
+    """A frame whose ingress loops for ~4e9 iterations in the C loop is aborted by the pass
+    watchdog within its CPU budget (dropped, counted as pass_timeout only), and the loop goes
+    on with the next frame."""
+    compiled = compile_file(str(TESTS / "p4" / "reliability" / "slow_pass.p4"))
+    pl = Pipeline.load(compiled, engine="native")
+    pl.max_loop_iterations = 1 << 62  # the watchdog, not the loop bound, ends the pass
+    switch = Switch()
+    switch.set_pipeline(pl)
+    loop = PortLoop(switch, pass_budget_s=0.2)
+    loop.add_interface(1, veths["a1"])
+    loop.add_interface(2, veths["b1"])
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        tail = bytes(10) + ETHERTYPE + bytes(46)  # the test's EtherType at bytes 12-13
+        sender.send(bytes([1, 2]) + tail)  # spins
+        sender.send(bytes([0, 2]) + tail)  # out of port 2 once the first is aborted
+        assert receive(sink, 2) == [bytes([0, 2]) + tail]
+        wait_for(lambda: switch.drops["pass_timeout"] == 1, "the pass timeout counted")
+        assert (switch.drops["ingress_drop"], switch.passes["ingress"]) == (0, 2)
+        assert loop.native_sessions == 1 and pl.logs == []  # no loop-bound line
+    finally:
+        loop.stop()
+        thread.join(WAIT_S)
+        loop.close()
+        sender.close()
+        sink.close()
+    assert not thread.is_alive()

@@ -26,7 +26,7 @@ COUNTS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes")
 DROPS = {"ingress_drop": "ingress_drop", "egress_drop": "egress_drop",
          "no_such_port": "no_such_port", "tx_error": "tx_error",
          "needs_python": "native_unsupported", "rx_truncated": "rx_truncated",
-         "bad_priority": "bad_priority"}
+         "bad_priority": "bad_priority", "pass_timeout": "pass_timeout"}
 """The device's counters that are drops, by the switch's name for them."""
 
 
@@ -66,6 +66,20 @@ class NativeSession:
         self._seen: dict[str, int] = {}
         self._port_seen: dict[int, dict[str, int]] = {p: dict.fromkeys(COUNTS, 0)
                                                       for p in self.ports}
+
+    def start(self) -> None:
+        """Run the C loop, its passes under the switch's pass watchdog when it has one."""
+        self.device.start()
+        if self.switch.guard is not None:
+            self.switch.guard.watch_loop(self.device)
+
+    def stop(self) -> bool:
+        """Stop the C loop (the watchdog still guarding a pass it is stuck in), then no longer
+        watch it; False when it did not end in time."""
+        stopped = self.device.stop()
+        if self.switch.guard is not None:
+            self.switch.guard.watch_loop(None)
+        return stopped
 
     def sync(self) -> dict[str, int]:
         """Collect the device's counters into the switch's (under its lock); returns the new

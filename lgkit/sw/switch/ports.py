@@ -308,7 +308,7 @@ class PortLoop:
                 self._native_off = True
                 return
         self.native_sessions += 1
-        session.device.start()
+        session.start()
         next_sync = time.monotonic()
         next_housekeeping = next_sync + HOUSEKEEPING_S
         failed: list[tuple[int, int]] = []
@@ -349,7 +349,7 @@ class PortLoop:
     def _end_native(self, session: NativeSession) -> list[tuple[int, bytes]]:
         """Stop the C loop and collect its counters; the frames it handed back (PFC)."""
         device = session.device
-        if not device.stop():
+        if not session.stop():
             self.log.error("the native port loop did not stop; the ports stay with it")
             self._native_off = True
             self._stopping = True

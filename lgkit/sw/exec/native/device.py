@@ -30,6 +30,8 @@ SIGNATURES = {
     "lg_dev_frame": ([PTR, U32, ctypes.c_char_p, U32, U64, ctypes.POINTER(Frame), INT], INT),
     "lg_dev_run": ([PTR], INT),
     "lg_dev_stop": ([PTR], None),
+    "lg_dev_busy": ([PTR], U64),
+    "lg_dev_abort": ([PTR, U64], INT),
     "lg_dev_lock": ([PTR], None),
     "lg_dev_unlock": ([PTR], None),
     "lg_dev_stats": ([PTR], ctypes.POINTER(U64)),
@@ -105,6 +107,19 @@ class NativeDevice:
                                               ctypes.byref(length))):
             frames.append((port.value, ctypes.string_at(data, length.value)))
         return frames
+
+    def thread_id(self) -> int:
+        """The loop thread's id (threading.get_ident's), 0 before start."""
+        return 0 if self._thread is None else self._thread.ident or 0
+
+    def busy(self) -> int:
+        """The number of the frame the loop's passes are on, 0 between frames."""
+        return self.lib.lg_dev_busy(self.dev)
+
+    def abort(self, frame: int) -> bool:
+        """Stop frame `frame`'s passes (dropped, counted as pass_timeout); False when they
+        were already over."""
+        return bool(self.lib.lg_dev_abort(self.dev, frame))
 
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

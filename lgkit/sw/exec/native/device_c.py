@@ -37,6 +37,11 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
                                                  image swapped in under it is never seen half-made
     void lg_dev_queues(lg_dev *d, uint32_t n)   the traffic manager's priority queues (8): a
                                                  packet of a higher priority is dropped
+    u64  lg_dev_busy(lg_dev *d)                 the number of the frame the loop's passes are on
+                                                 (0: between frames), for the pass watchdog
+    int  lg_dev_abort(lg_dev *d, u64 frame)     stop that frame's passes at their next loop
+                                                 iteration (1; 0 when they are over): the frame
+                                                 is dropped and counted as STAT_PASS_TIMEOUT
     u64 *lg_dev_stats(lg_dev *d)                counters (STAT_* below; per port p at
                                                  STAT_PORTS + PORT_SLOTS * p: rx packets, rx
                                                  bytes, tx packets, tx bytes, the errno of a
@@ -54,7 +59,8 @@ from __future__ import annotations
 from lgkit.sw.exec.native.cgen import DRAW_BITS64
 
 STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "no_such_port", "tx_error",
-         "needs_python", "rx_truncated", "range_errors", "rx_error", "bad_priority")
+         "needs_python", "rx_truncated", "range_errors", "rx_error", "bad_priority",
+         "pass_timeout")
 """The device's counters before the per-port ones, in order (STAT_<NAME> in C)."""
 STAT_PORTS = len(STATS)
 PORT_STATS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "error")
@@ -65,6 +71,7 @@ MAX_PORT = 512
 DEVICE = r"""
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -96,6 +103,7 @@ typedef struct lg_dev {
     int hand_first, hand_count;  /* frames of the last batch handed back (lg_dev_handed) */
     uint32_t hand_port;
     volatile int stopping;
+    u64 busy, seq;  /* the frame the loop's passes are on (0: none; ABORTED: lg_dev_abort) */
     int16_t index[MAX_PORT];  /* port number -> its dev_port, -1 none */
     dev_port ports[MAX_PORTS];
     struct mmsghdr rx[BATCH]; struct iovec rxv[BATCH];
@@ -171,6 +179,17 @@ static u64 loop_draw(int kind, u64 lo, u64 hi) {
 }
 void lg_dev_lock(lg_dev *d) { pthread_mutex_lock(&d->mu); }
 void lg_dev_unlock(lg_dev *d) { pthread_mutex_unlock(&d->mu); }
+
+/* The pass watchdog's side: the loop's frame, and its abort (the frame still being that one,
+   atomically, then the context's stop flag, which the generated loops check). */
+#define ABORTED (1ULL << 63)
+u64 lg_dev_busy(lg_dev *d) { return __atomic_load_n(&d->busy, __ATOMIC_SEQ_CST); }
+int lg_dev_abort(lg_dev *d, u64 frame) {
+    if (!frame || !__atomic_compare_exchange_n(&d->busy, &frame, frame | ABORTED, 0,
+                                               __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 0;
+    d->c->stop = 1;
+    return 1;
+}
 
 void lg_dev_stop(lg_dev *d) {
     uint64_t one = 1;
@@ -268,6 +287,21 @@ static u64 now_of(lg_dev *d) {
     return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec - d->start_ns;
 }
 
+/* dev_pass under the pass watchdog (lg_dev_busy, lg_dev_abort): an aborted frame is dropped,
+   counted as a pass timeout only, and the stop request withdrawn once the watchdog made it. */
+static long guarded_pass(lg_dev *d, uint32_t port, const uint8_t *data, uint32_t len,
+                         uint32_t *eport) {
+    u64 *st = d->st, in_drop = st[STAT_INGRESS_DROP], eg_drop = st[STAT_EGRESS_DROP];
+    __atomic_store_n(&d->busy, ++d->seq & ~ABORTED, __ATOMIC_SEQ_CST);
+    long n = dev_pass(d, port, data, len, now_of(d), 1, eport);
+    if (!(__atomic_exchange_n(&d->busy, 0, __ATOMIC_SEQ_CST) & ABORTED)) return n;
+    while (!d->c->stop) sched_yield();  /* lg_dev_abort sets it right after its exchange */
+    d->c->stop = 0;
+    st[STAT_INGRESS_DROP] = in_drop; st[STAT_EGRESS_DROP] = eg_drop;
+    st[STAT_PASS_TIMEOUT]++;
+    return -1;
+}
+
 /* Read one batch from port p and run it; returns the frames read, -errno on a socket error. */
 static int serve_port(lg_dev *d, dev_port *p) {
     int got = recvmmsg(p->fd, d->rx, BATCH, MSG_DONTWAIT, NULL);
@@ -283,7 +317,7 @@ static int serve_port(lg_dev *d, dev_port *p) {
         in[0]++; in[1] += len;
         if (d->rx[i].msg_hdr.msg_flags & MSG_TRUNC) { d->st[STAT_RX_TRUNCATED]++; continue; }
         uint32_t eport = 0;
-        long n = dev_pass(d, p->port, d->rxbuf + (size_t)i * RX_SLOT, len, now_of(d), 1, &eport);
+        long n = guarded_pass(d, p->port, d->rxbuf + (size_t)i * RX_SLOT, len, &eport);
         if (n < 0) continue;
         int k = d->index[eport];
         if (k < 0) { d->st[STAT_NO_SUCH_PORT]++; continue; }
