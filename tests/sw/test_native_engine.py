@@ -461,6 +461,24 @@ def test_no_c_compiler_or_cache_falls_back_with_one_line(
     assert f"PASS {stf}" in out.out
 
 
+def test_by_default_a_path_without_a_c_compiler_falls_back_with_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """No cc or gcc on PATH (an empty folder): the default engine says so in one line and the
+    Python engine runs the test."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))  # nothing built before
+    stf = TESTS / "stf" / "basic.stf"
+    code = main(["stf", str(stf.with_suffix(".p4")), str(stf)])
+    out = capsys.readouterr()
+    assert code == 0
+    assert out.err == "native: unsupported no C compiler (cc); using the python engine\n"
+    assert f"PASS {stf}" in out.out
+    assert not (tmp_path / "cache").exists()
+
+
 def test_the_native_engine_is_the_default_where_it_builds(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Native by default; a program it does not cover stays on the Python engine silently
