@@ -5,8 +5,9 @@ pipeline's passes (`ingress`, `ingress_job`, `egress`: the switch's traffic mana
 untimed runs (STF, `run_untimed`) go through it; a construct the native engine does not cover,
 or no C compiler, leaves the Python engine in place with one printed line:
 `native: unsupported <what>; using the python engine` (for a construct only when native was
-asked for: it is the default, DEFAULT_ENGINE). A program that clones, recirculates or
-multicasts runs untimed through v1model's driver over the native passes.
+asked for: it is the default, pipeline.DEFAULT_ENGINE). A program that clones, recirculates or
+multicasts, or an untimed run once PFC is in play, goes through the architecture's driver over
+the native passes.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture
-from lgkit.sw.exec.arch.v1model.passes import run_untimed
+from lgkit.sw.exec.arch.untimed import session
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.cgen import generate
 from lgkit.sw.exec.native.device_c import with_device
 from lgkit.sw.exec.native.engine import NativeEngine
 from lgkit.sw.exec.native.layout import Unsupported
+from lgkit.sw.exec.pfc import pfc_quanta
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.arch.base import Passes
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 ENGINES = ("python", "native")
-DEFAULT_ENGINE = "native"  # where it builds; else the Python engine, the reference
 ENGINE_HELP = ("the built-in target's engine: native (the default: C generated per program, "
                "where it covers the program, else python; `--engine native` says why) or "
                "python (the reference), as LGKIT_ENGINE does")
@@ -98,7 +99,7 @@ class NativeUntimed(Architecture):
         return self.inner.bind(pl)
 
     def advance(self, pl: Pipeline, ns: int) -> list[tuple[int, bytes]]:
-        """The architecture's own (a PFC frame is not consumed on the native engine)."""
+        """The architecture's own."""
         return self.inner.advance(pl, ns)
 
     def command(self, pl: Pipeline, keyword: str, words: list[str]) -> list[tuple[int, bytes]]:
@@ -107,10 +108,12 @@ class NativeUntimed(Architecture):
 
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet through ingress and egress on the native engine, each pass one tick of
-        the pipeline's untimed clock (as the Python driver)."""
+        the pipeline's untimed clock (as the Python driver); the architecture's own driver
+        over the native passes for a program that clones, recirculates or multicasts, and
+        once PFC is in play (a PFC frame pauses queues: it is the MAC's, not the pipeline's)."""
         native = self.native
-        if native.program.requests:  # clones, recirculation, multicast: the passes' driver
-            return run_untimed(pl, port, data)
+        if native.program.requests or session(pl).pause.until or pfc_quanta(data) is not None:
+            return self.inner.run_untimed(pl, port, data)
         native.refresh()
         clock = pl.untimed_clock
         now_in = clock.tick()
