@@ -31,10 +31,11 @@ if TYPE_CHECKING:
     from lgkit.sw.exec.pipeline import Pipeline
     from lgkit.sw.lang import ir
 
-ENGINES = ("python", "native")
-ENGINE_HELP = ("the built-in target's engine: native (the default: C generated per program, "
-               "where it covers the program, else python; `--engine native` says why) or "
-               "python (the reference), as LGKIT_ENGINE does")
+ENGINES = ("native", "python")
+ENGINE_HELP = ("the built-in target's engine: native (the default: C generated per program and "
+               "built with the system C compiler, where it covers the program, else python; "
+               "no C compiler is said in one line, and `--engine native` also says why a "
+               "program stays on python) or python (the reference), as LGKIT_ENGINE does")
 
 
 def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
