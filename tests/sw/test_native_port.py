@@ -125,6 +125,15 @@ def wait_for(condition, what: str) -> None:
         time.sleep(0.01)
 
 
+def finish(loop: PortLoop, thread: threading.Thread, *sockets: socket.socket) -> None:
+    """Stop the switch's loop, wait for its thread, close the loop and the test's sockets."""
+    loop.stop()
+    thread.join(WAIT_S)
+    loop.close()
+    for sock in sockets:
+        sock.close()
+
+
 @pytest.mark.root
 def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
     fds_before = sorted(os.listdir("/proc/self/fd"))
@@ -172,11 +181,7 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths):
         assert [f[15] for f in receive(sink, 10)] == list(range(10))
         assert pl.registers["I.regs"].values[2] == 10
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
-        sink.close()
+        finish(loop, thread, sender, sink)
     assert not thread.is_alive()
     assert not any(t.name == "native-port-loop" for t in threading.enumerate())
     assert sorted(os.listdir("/proc/self/fd")) == fds_before
@@ -240,10 +245,7 @@ def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veth
         sender.send(frame(1))
         wait_for(lambda: switch.drops["no_such_port"] == 1, "the frame for port 2 counted")
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
+        finish(loop, thread, sender)
     assert "interface" in caplog.text and "is gone" in caplog.text
 
 
@@ -272,11 +274,7 @@ def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, vet
         wait_for(lambda: switch.counters()["ports"][1]["rx_packets"] == 6, "the port counters")
         assert switch.passes["ingress"] == 5  # the PFC frame went to the MAC, not the pipeline
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        for sock in (sender, sink, pfc):
-            sock.close()
+        finish(loop, thread, sender, sink, pfc)
 
 
 @pytest.mark.root
@@ -305,9 +303,5 @@ def test_the_watchdog_stops_a_pass_spinning_in_the_native_loop(veths):
         assert (switch.drops["ingress_drop"], switch.passes["ingress"]) == (0, 2)
         assert loop.native_sessions == 1 and pl.logs == []  # no loop-bound line
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
-        sink.close()
+        finish(loop, thread, sender, sink)
     assert not thread.is_alive()
