@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from testpaths import TESTS
 from tools.exprdiff import check_seed
 
 from lgkit.cli import main
-from lgkit.sw.exec.native.build import CACHE_ENV
+from lgkit.sw.exec.native.build import CACHE_ENV, compiler, shared_library
 from lgkit.sw.exec.native.select import NativeUntimed, native_engine, use_engine
 from lgkit.sw.exec.pipeline import ENGINE_ENV, Exact, Lpm, Pipeline, TableEntry
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
@@ -432,6 +433,23 @@ def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path)
     router(optimise=False)
     assert len(list(cache.glob("*.so"))) == 2  # -O0: another library
     assert not list(cache.glob(".*tmp"))
+
+
+def test_loads_at_once_build_a_program_once(cache: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two builds of one source at once on a cold cache (a network's switches loading one
+    program) run the C compiler once: the second waits on the lock and takes the library."""
+    log = tmp_path / "cc.log"
+    wrapper = tmp_path / "cc"
+    wrapper.write_text(f'#!/bin/sh\necho run >> {log}\nsleep 0.5\nexec {compiler()} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    with ThreadPoolExecutor(2) as pool:
+        built = list(pool.map(lambda _: shared_library("int one(void) { return 1; }\n", True),
+                              range(2)))
+    assert built[0] == built[1] and built[0].is_file()
+    assert log.read_text() == "run\n"
+    assert list(cache.glob("*.so")) == [built[0]] and not list(cache.glob(".*tmp"))
 
 
 def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.CaptureFixture[str]
