@@ -17,6 +17,7 @@ from testpaths import TESTS
 from tools.exprdiff import check_seed
 
 from lgkit.cli import main
+from lgkit.sw.exec.native import select
 from lgkit.sw.exec.native.build import CACHE_ENV, compiler, shared_library
 from lgkit.sw.exec.native.select import NativeUntimed, native_engine, use_engine
 from lgkit.sw.exec.pipeline import ENGINE_ENV, Exact, Lpm, Pipeline, TableEntry
@@ -482,8 +483,9 @@ def test_no_c_compiler_or_cache_falls_back_with_one_line(
 def test_by_default_a_path_without_a_c_compiler_falls_back_with_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
         ) -> None:
-    """No cc or gcc on PATH (an empty folder): the default engine says so in one line and the
-    Python engine runs the test."""
+    """No cc or gcc on PATH (an empty folder): the default engine says so in one line (once
+    for all the loads of a process: a network's switches) and the Python engine runs."""
+    monkeypatch.setattr(select, "_SAID", set())
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.delenv(ENGINE_ENV, raising=False)
@@ -495,6 +497,9 @@ def test_by_default_a_path_without_a_c_compiler_falls_back_with_one_line(
     assert out.err == "native: unsupported no C compiler (cc); using the python engine\n"
     assert f"PASS {stf}" in out.out
     assert not (tmp_path / "cache").exists()
+    compiled = compile_source(ROUTER_P4, "router.p4")
+    assert not isinstance(Pipeline.load(compiled).arch, NativeUntimed)
+    assert capsys.readouterr().err == ""  # said already
 
 
 def test_the_native_engine_is_the_default_where_it_builds(

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from lgkit.sw.lang import ir
 
 ENGINES = ("native", "python")
+_SAID: set[str] = set()  # why the default engine could not build, said once per process
 ENGINE_HELP = ("the built-in target's engine: native (the default: C generated per program and "
                "built with the system C compiler, where it covers the program, else python; "
                "no C compiler is said in one line, and `--engine native` also says why a "
@@ -56,7 +57,7 @@ def use_engine(pl: Pipeline, program: ir.Program, engine: str, asked: bool = Tru
     """Run the pipeline's untimed passes on `engine`; the native engine when it was used. A
     program it does not cover stays on the Python engine with one line saying why, unless
     the native engine was not `asked` for (the default) and only the program is the reason
-    (a missing C compiler or a failed build is always said)."""
+    (a missing C compiler or a failed build is said then too, once per process)."""
     if engine != "native":
         return None
     try:
@@ -67,7 +68,8 @@ def use_engine(pl: Pipeline, program: ir.Program, engine: str, asked: bool = Tru
     try:
         native = _built(pl, code)
     except Unsupported as exc:
-        _python(exc, True)
+        _python(exc, asked or exc.what not in _SAID)
+        _SAID.add(exc.what)
         return None
     pl.arch = NativeUntimed(pl.arch, native)
     pl.ingress, pl.egress = native.ingress_pass, native.egress_pass
