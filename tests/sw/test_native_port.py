@@ -1,7 +1,8 @@
 """The native port loop: frames through a switch on real veths carried by the C loop, a table
 and a port rate changed while it runs, registers and counters read back, PFC pause and resume
-in its traffic manager, the hand-over to the Python loop when an interface goes, a clean stop;
-the device's untimed frame-in/frames-out call against the Python engine, and its bad input."""
+in its traffic manager, the hand-over to the Python loop when an interface goes, a clean stop,
+a spinning pass the watchdog stops; the device's untimed frame-in/frames-out call against the
+Python engine, and its bad input."""
 
 from __future__ import annotations
 
@@ -15,11 +16,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.exec.native.build import compiler
 from lgkit.sw.exec.native.device import NativeDevice
 from lgkit.sw.exec.pipeline import Exact, Pipeline, TableEntry
-from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.switch.ports import PortLoop
 from lgkit.sw.switch.switch import Switch
 
@@ -124,6 +126,15 @@ def wait_for(condition, what: str) -> None:
         time.sleep(0.01)
 
 
+def finish(loop: PortLoop, thread: threading.Thread, *sockets: socket.socket) -> None:
+    """Stop the switch's loop, wait for its thread, close the loop and the test's sockets."""
+    loop.stop()
+    thread.join(WAIT_S)
+    loop.close()
+    for sock in sockets:
+        sock.close()
+
+
 @pytest.mark.root
 def test_native_loop_forwards_follows_tables_and_settings(compiled, veths):
     fds_before = sorted(os.listdir("/proc/self/fd"))
@@ -171,11 +182,7 @@ def test_native_loop_forwards_follows_tables_and_settings(compiled, veths):
         assert loop.native_sessions == 1 and any(t.name == "native-port-loop"
                                                   for t in threading.enumerate())
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
-        sink.close()
+        finish(loop, thread, sender, sink)
     assert not thread.is_alive()
     assert not any(t.name == "native-port-loop" for t in threading.enumerate())
     assert sorted(os.listdir("/proc/self/fd")) == fds_before
@@ -239,10 +246,7 @@ def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veth
         sender.send(frame(1))
         wait_for(lambda: switch.drops["no_such_port"] == 1, "the frame for port 2 counted")
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
+        finish(loop, thread, sender)
     assert "interface" in caplog.text and "is gone" in caplog.text
 
 
@@ -275,11 +279,37 @@ def test_pfc_frames_pause_and_resume_a_queue_of_the_native_loop(compiled, veths)
         wait_for(lambda: switch.counters()["ports"][2]["rx_packets"] == 2, "the counters")
         assert switch.passes["ingress"] == 5  # the PFC frames were the MAC's, not the pipeline's
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        for sock in (sender, sink, pfc):
-            sock.close()
+        finish(loop, thread, sender, sink, pfc)
+
+
+@pytest.mark.root
+def test_the_watchdog_stops_a_pass_spinning_in_the_native_loop(veths):
+    """A frame whose ingress loops for ~4e9 iterations in the C loop is aborted by the pass
+    watchdog within its CPU budget (dropped, counted as pass_timeout only), and the loop goes
+    on with the next frame."""
+    compiled = compile_file(str(TESTS / "p4" / "reliability" / "slow_pass.p4"))
+    pl = Pipeline.load(compiled, engine="native")
+    pl.max_loop_iterations = 1 << 62  # the watchdog, not the loop bound, ends the pass
+    switch = Switch()
+    switch.set_pipeline(pl)
+    loop = PortLoop(switch, pass_budget_s=0.2)
+    loop.add_interface(1, veths["a1"])
+    loop.add_interface(2, veths["b1"])
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        tail = bytes(10) + ETHERTYPE + bytes(46)  # the test's EtherType at bytes 12-13
+        sender.send(bytes([1, 2]) + tail)  # spins
+        sender.send(bytes([0, 2]) + tail)  # out of port 2 once the first is aborted
+        assert receive(sink, 2) == [bytes([0, 2]) + tail]
+        wait_for(lambda: switch.drops["pass_timeout"] == 1, "the pass timeout counted")
+        assert (switch.drops["ingress_drop"], switch.passes["ingress"]) == (0, 2)
+        assert loop.native_sessions == 1 and pl.logs == []  # no loop-bound line
+    finally:
+        finish(loop, thread, sender, sink)
+    assert not thread.is_alive()
 
 
 def _arrives(sock: socket.socket, seconds: float) -> bool:

@@ -68,7 +68,7 @@ def compiled(stf: Path, source: Path | None = None) -> tuple[object, list] | Non
     corpus's rejected programs and bad tests."""
     try:
         program = compile_file(str(source or stf.with_suffix(".p4")))
-        Pipeline.load(program)
+        Pipeline.load(program, engine="python")
         return program, parse_stf(stf.read_text(errors="replace"), str(stf))
     except (P4Error, StfError):
         return None
@@ -78,7 +78,7 @@ def run(stf: Path, compiled: object, stmts: list, engine: str, optimise: bool
         ) -> tuple[str, tuple]:
     """What the native engine left to the Python engine ("" when it ran it; the construct
     its one-line notice names), and everything the STF observed (or the error)."""
-    pl = Pipeline.load(compiled, seed=1, optimise=optimise)  # both engines draw alike
+    pl = Pipeline.load(compiled, seed=1, optimise=optimise, engine="python")  # drawn alike
     notice = io.StringIO()
     with contextlib.redirect_stderr(notice):
         native = use_engine(pl, compiled.ir, engine)  # type: ignore[attr-defined]

@@ -29,7 +29,8 @@ DROPS = {"ingress_drop": "ingress_drop", "egress_drop": "egress_drop",
          "no_such_port": "no_such_port", "tx_error": "tx_error",
          "rx_truncated": "rx_truncated", "bad_priority": "bad_priority",
          "queue_full": "queue_full", "recirc_queue_full": "recirc_queue_full",
-         "out_of_memory": "native_out_of_memory", "cpu_queue_full": "cpu_queue_full"}
+         "out_of_memory": "native_out_of_memory", "cpu_queue_full": "cpu_queue_full",
+         "pass_timeout": "pass_timeout"}
 """The device's counters that are drops, by the switch's name for them."""
 PASSES = ("ingress", "egress", "recirc")
 
@@ -113,6 +114,20 @@ class NativeSession:
     def inject(self, port: int, data: bytes) -> bool:
         """A controller's frame into the loop (Switch.injector)."""
         return self.device.inject(port, data)
+
+    def start(self) -> None:
+        """Run the C loop, its passes under the switch's pass watchdog when it has one."""
+        self.device.start()
+        if self.switch.guard is not None:
+            self.switch.guard.watch_loop(self.device)
+
+    def stop(self) -> bool:
+        """Stop the C loop (the watchdog still guarding a pass it is stuck in), then no longer
+        watch it; False when it did not end in time."""
+        stopped = self.device.stop()
+        if self.switch.guard is not None:
+            self.switch.guard.watch_loop(None)
+        return stopped
 
     def sync(self) -> dict[str, int]:
         """Collect the device's counters into the switch's (under its lock); returns the new

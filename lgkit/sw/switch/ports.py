@@ -309,7 +309,7 @@ class PortLoop:
                 return
             switch.injector = session.inject
         self.native_sessions += 1
-        session.device.start()
+        session.start()
         next_sync = time.monotonic()
         next_housekeeping = next_sync + HOUSEKEEPING_S
         failed: list[tuple[int, int]] = []
@@ -349,7 +349,7 @@ class PortLoop:
         """Stop the C loop and collect its counters and CPU port frames (what it still held
         in its queues is dropped, as a new pipeline drops them)."""
         device = session.device
-        if not device.stop():
+        if not session.stop():
             self.log.error("the native port loop did not stop; the ports stay with it")
             self._native_off = True
             self._stopping = True

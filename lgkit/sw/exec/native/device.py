@@ -39,6 +39,8 @@ SIGNATURES = {
     "lg_dev_run": ([PTR], INT),
     "lg_dev_stop": ([PTR], None),
     "lg_dev_kick": ([PTR], None),
+    "lg_dev_busy": ([PTR], U64),
+    "lg_dev_abort": ([PTR, U64], INT),
     "lg_dev_lock": ([PTR], None),
     "lg_dev_unlock": ([PTR], None),
     "lg_dev_stats": ([PTR], U64P),
@@ -150,6 +152,19 @@ class NativeDevice:
         full (the frame is dropped)."""
         with self.locked():
             return self.lib.lg_dev_inject(self.dev, port, data, len(data)) == 0
+
+    def thread_id(self) -> int:
+        """The loop thread's id (threading.get_ident's), 0 before start."""
+        return 0 if self._thread is None else self._thread.ident or 0
+
+    def busy(self) -> int:
+        """The number of the frame the loop's passes are on, 0 between frames."""
+        return self.lib.lg_dev_busy(self.dev)
+
+    def abort(self, frame: int) -> bool:
+        """Stop frame `frame`'s passes (dropped, counted as pass_timeout); False when they
+        were already over."""
+        return bool(self.lib.lg_dev_abort(self.dev, frame))
 
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

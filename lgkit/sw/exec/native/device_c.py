@@ -46,6 +46,12 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
     void lg_dev_lock(lg_dev *d), lg_dev_unlock   the control plane's critical section: the loop
                                                  holds the lock while it runs a batch, so a table
                                                  image or a setting is never seen half-made
+    u64  lg_dev_busy(lg_dev *d)                 the number of the pass the loop is in (0:
+                                                 between passes), for the pass watchdog
+    int  lg_dev_abort(lg_dev *d, u64 pass)      stop that pass at its next loop iteration (1;
+                                                 0 when it is over): its frame is dropped (with
+                                                 the clones it made) and counted as
+                                                 STAT_PASS_TIMEOUT only
     u64 *lg_dev_stats(lg_dev *d)                counters (STAT_* below; per port p at
                                                  STAT_PORTS + PORT_SLOTS * p: rx packets, rx
                                                  bytes, tx packets, tx bytes, the errno of a
@@ -74,7 +80,7 @@ from lgkit.sw.exec.native.tm_c import TM
 STATS = ("ingress", "egress", "ingress_drop", "egress_drop", "no_such_port", "tx_error",
          "out_of_memory", "rx_truncated", "range_errors", "rx_error", "bad_priority",
          "queue_full", "recirc", "recirculations", "lane_recirculations", "recirc_queue_full",
-         "cpu_queue_full")
+         "cpu_queue_full", "pass_timeout")
 """The device's counters before the per-port ones, in order (STAT_<NAME> in C)."""
 STAT_PORTS = len(STATS)
 PORT_STATS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "error")
@@ -90,6 +96,7 @@ SM_SLOTS = ("priority", "egress_rid", "instance_type", "ingress_port", "egress_s
 DEVICE = r"""
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -129,6 +136,7 @@ typedef struct lg_dev {
     volatile int stopping;
     int untimed;  /* lg_dev_frame: jobs in FIFOs, outputs for Python */
     uint32_t cpu_port;
+    u64 busy, seq;  /* the pass the loop is in (0: none; ABORTED: lg_dev_abort) */
     int16_t index[MAX_PORT];  /* port number -> its dev_port, -1 none */
     dev_port ports[MAX_PORTS];
     rjob_t *rq_head;  /* back to ingress, by due time (then order) */
@@ -294,6 +302,29 @@ static u64 loop_draw(int kind, u64 lo, u64 hi) {
 void lg_dev_lock(lg_dev *d) { pthread_mutex_lock(&d->mu); }
 void lg_dev_unlock(lg_dev *d) { pthread_mutex_unlock(&d->mu); }
 
+/* The pass watchdog's side: the pass the loop is in, and its abort (the pass still being that
+   one, atomically, then the context's stop flag, which the generated loops check). */
+#define ABORTED (1ULL << 63)
+u64 lg_dev_busy(lg_dev *d) { return __atomic_load_n(&d->busy, __ATOMIC_SEQ_CST); }
+int lg_dev_abort(lg_dev *d, u64 pass) {
+    if (!pass || !__atomic_compare_exchange_n(&d->busy, &pass, pass | ABORTED, 0,
+                                              __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 0;
+    d->c->stop = 1;
+    return 1;
+}
+/* Around each pass of the loop: guard_off says whether the watchdog aborted it (then the stop
+   request is withdrawn once the watchdog made it, and the pass counted as a timeout). */
+static void guard_on(lg_dev *d) {
+    __atomic_store_n(&d->busy, ++d->seq & ~ABORTED, __ATOMIC_SEQ_CST);
+}
+static int guard_off(lg_dev *d) {
+    if (!(__atomic_exchange_n(&d->busy, 0, __ATOMIC_SEQ_CST) & ABORTED)) return 0;
+    while (!d->c->stop) sched_yield();  /* lg_dev_abort sets it right after its exchange */
+    d->c->stop = 0;
+    d->st[STAT_PASS_TIMEOUT]++;
+    return 1;
+}
+
 static void poke(int fd) {
     uint64_t one = 1;
     if (write(fd, &one, sizeof one) < 0) { /* the loop wakes within a second anyway */ }
@@ -399,7 +430,9 @@ static void ingress_done(lg_dev *d, long spec, frame_t *in, u64 now) {
 
 static void receive(lg_dev *d, uint32_t port, frame_t *in, u64 now) {
     d->st[STAT_INGRESS]++;
-    ingress_done(d, d->p.ingress(d->c, port, in->d, in->len, now / 1000), in, now);
+    guard_on(d);
+    long spec = d->p.ingress(d->c, port, in->d, in->len, now / 1000);
+    if (!guard_off(d)) ingress_done(d, spec, in, now);
 }
 
 /* The frame egress wrote for `port`: into its socket's transmit batch (where egress wrote it
@@ -428,7 +461,12 @@ static uint32_t tm_egress(tm_t *tm, job_t *j, u64 now, u64 enq_depth, u64 deq_de
     uint8_t *out = q ? q->txbuf + (size_t)q->ntx * TX_SLOT : d->one;
     job_t *made;
     int recirc;
+    guard_on(d);
     long len = egress_job(p, j, now, enq_depth, deq_depth, out, &made, &recirc);
+    if (guard_off(d)) {
+        for (job_t *c = made, *nx; c; c = nx) { nx = c->next; job_free(c); }
+        return 0;
+    }
     range_errors(d);
     rjob_t *r = 0;
     frame_t *keep = 0;  /* the output while the clones' passes run, or for Python */
@@ -531,9 +569,10 @@ static void run_due(lg_dev *d, u64 now) {
         rjob_t *r = d->rq_head;
         d->rq_head = r->next; d->rpending--;
         d->st[STAT_RECIRC]++;
+        guard_on(d);
         long spec = d->p.ingress_job(d->c, r->in->d, r->in->len, now / 1000, r->itype, r->pre,
                                      r->npre);
-        ingress_done(d, spec, r->in, now);
+        if (!guard_off(d)) ingress_done(d, spec, r->in, now);
         unref(r->in); free(r);
     }
     for (int i = 0; i < d->ninjected; i++) {

@@ -4,9 +4,11 @@
 pipeline's passes (`ingress`, `ingress_job`, `egress`: the switch's traffic manager) and
 untimed runs (STF, `run_untimed`) go through it; a construct the native engine does not cover,
 or no C compiler, leaves the Python engine in place with one printed line:
-`native: unsupported <what>; using the python engine`. A program that clones, recirculates,
+`native: unsupported <what>; using the python engine` (for a construct only when native was
+asked for: it is the default, pipeline.DEFAULT_ENGINE). A program that clones, recirculates,
 resubmits, truncates or multicasts runs untimed through the native device's driver (device_c's
-lg_dev_frame: v1model's untimed driver and the jobs in C, as the port loop makes them).
+lg_dev_frame: v1model's untimed driver and the jobs in C, as the port loop makes them); once PFC
+is in play an untimed run goes through the architecture's driver over the native passes.
 """
 
 from __future__ import annotations
@@ -15,46 +17,72 @@ import sys
 from typing import TYPE_CHECKING
 
 from lgkit.sw.exec.arch.base import Architecture
+from lgkit.sw.exec.arch.untimed import session
 from lgkit.sw.exec.native.build import shared_library
 from lgkit.sw.exec.native.cgen import generate
 from lgkit.sw.exec.native.device import NativeDevice
 from lgkit.sw.exec.native.device_c import with_device
 from lgkit.sw.exec.native.engine import NativeEngine
 from lgkit.sw.exec.native.layout import Unsupported
+from lgkit.sw.exec.pfc import pfc_quanta
 
 if TYPE_CHECKING:
     from lgkit.sw.exec.arch.base import Passes
     from lgkit.sw.exec.arch.v1model.program import CompiledV1
+    from lgkit.sw.exec.native.cgen import Program as NativeProgram
     from lgkit.sw.exec.pipeline import Pipeline
     from lgkit.sw.lang import ir
 
-ENGINES = ("python", "native")
-ENGINE_HELP = ("the built-in target's engine: python (the default) or native (C generated per "
-               "program; falls back to python, saying why), as LGKIT_ENGINE does")
+ENGINES = ("native", "python")
+_SAID: set[str] = set()  # why the default engine could not build, said once per process
+ENGINE_HELP = ("the built-in target's engine: native (the default: C generated per program and "
+               "built with the system C compiler, where it covers the program, else python; "
+               "no C compiler is said in one line, and `--engine native` also says why a "
+               "program stays on python) or python (the reference), as LGKIT_ENGINE does")
 
 
 def native_engine(pl: Pipeline, program: ir.Program) -> NativeEngine:
     """The native engine of a loaded pipeline (Unsupported when it cannot run it), with the
     device layer (device_c.py); it builds with the optimiser setting the pipeline was loaded
     with (--no-opt: -O0)."""
-    code = generate(program)
-    source = with_device(code.source)
-    return NativeEngine(pl, code, shared_library(source, pl.code.optimised))
+    return _built(pl, generate(program))
 
 
-def use_engine(pl: Pipeline, program: ir.Program, engine: str) -> NativeEngine | None:
-    """Run the pipeline's untimed passes on `engine`; the native engine when it was used."""
+def _built(pl: Pipeline, code: NativeProgram) -> NativeEngine:
+    """The engine of generated `code` with the device layer, built (Unsupported: no C
+    compiler, a failed build)."""
+    return NativeEngine(pl, code, shared_library(with_device(code.source), pl.code.optimised))
+
+
+def use_engine(pl: Pipeline, program: ir.Program, engine: str, asked: bool = True
+               ) -> NativeEngine | None:
+    """Run the pipeline's untimed passes on `engine`; the native engine when it was used. A
+    program it does not cover stays on the Python engine with one line saying why, unless
+    the native engine was not `asked` for (the default) and only the program is the reason
+    (a missing C compiler or a failed build is said then too, once per process)."""
     if engine != "native":
         return None
     try:
-        native = native_engine(pl, program)
+        code = generate(program)
     except Unsupported as exc:
-        print(f"native: unsupported {exc.what}; using the python engine", file=sys.stderr)
+        _python(exc, asked)
+        return None
+    try:
+        native = _built(pl, code)
+    except Unsupported as exc:
+        _python(exc, asked or exc.what not in _SAID)
+        _SAID.add(exc.what)
         return None
     pl.arch = NativeUntimed(pl.arch, native)
     pl.ingress, pl.egress = native.ingress_pass, native.egress_pass
     pl.ingress_job = native.ingress_job
     return native
+
+
+def _python(exc: Unsupported, say: bool) -> None:
+    """The fallback to the Python engine, said in one line."""
+    if say:
+        print(f"native: unsupported {exc.what}; using the python engine", file=sys.stderr)
 
 
 class NativeUntimed(Architecture):
@@ -80,7 +108,7 @@ class NativeUntimed(Architecture):
         return self.inner.bind(pl)
 
     def advance(self, pl: Pipeline, ns: int) -> list[tuple[int, bytes]]:
-        """The architecture's own (a PFC frame is not consumed on the native engine)."""
+        """The architecture's own."""
         return self.inner.advance(pl, ns)
 
     def command(self, pl: Pipeline, keyword: str, words: list[str]) -> list[tuple[int, bytes]]:
@@ -90,8 +118,12 @@ class NativeUntimed(Architecture):
     def run_untimed(self, pl: Pipeline, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """One packet through ingress and egress on the native engine, each pass one tick of
         the pipeline's untimed clock (as the Python driver); with requests, everything it
-        causes, through the native device's driver."""
+        causes, through the native device's driver; once PFC is in play (a PFC frame pauses
+        queues: it is the MAC's, not the pipeline's), the architecture's own driver over the
+        native passes."""
         native = self.native
+        if session(pl).pause.until or pfc_quanta(data) is not None:
+            return self.inner.run_untimed(pl, port, data)
         native.refresh()
         clock = pl.untimed_clock
         if native.program.requests:
