@@ -58,7 +58,7 @@ def test_the_reference_program_runs_the_scenarios_unbound() -> None:
 # ---- TNA-only paths: packet-generator timers and PFC (tests/p4/tna/lg_timers) ---------------
 
 TIMER_SCENARIOS = sorted((TESTS / "p4" / "tna" / "lg_timers").glob("*.stf"))
-LOOP_PORT = 68  # the recirculation port, in lg_loop_ports
+LOOP_PORTS = [68, 324]  # the recirculation and loop ports (the control plane sets both)
 PKTGEN_PORT = 196  # pipe 1's generator port (the scenarios' pktgen_timer ... pipe=1)
 
 
@@ -67,7 +67,7 @@ def run_tna(stf: Path, pktgen_ports: list[int]) -> StfResult:
     control plane fills (STF has no value-set command)."""
     compiled = compile_file(str(PROGRAMS["tofino"]))
     pl = Pipeline.load(compiled)
-    pl.value_sets["LgIngressParser.lg_loop_ports"].set_members([[Exact(LOOP_PORT)]])
+    pl.value_sets["LgIngressParser.lg_loop_ports"].set_members([[Exact(p)] for p in LOOP_PORTS])
     pl.value_sets["LgIngressParser.lg_pktgen_ports"].set_members(
         [[Exact(p)] for p in pktgen_ports])
     runner = StfRunner(pl, build_p4info(compiled.ir), str(stf))
