@@ -1,6 +1,7 @@
 """LinkGuardian's set-up of a switch that runs the TNA program (p4/tofino/linkguardian.p4) over
-P4Runtime: the loop ports' value set, truncating notification sessions, K <= 4, and the
-per-port state the control plane resets where the v1model program resets it by epoch."""
+P4Runtime: the loop ports' value set, a port's two truncating sessions (notifications at the
+high priority, PFC frames), K <= 4, and the per-port state the control plane resets where the
+v1model program resets it by epoch."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import replace
 import finsy
 from finsy.proto import p4r
 
-from lgkit.control.linkguardian import LGLayout, LGParams, PortConfig
+from lgkit.control.linkguardian import GlobalConfig, LGLayout, LGParams, PortConfig
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
 from lgkit.control.session import P4RuntimeSession
 
@@ -39,8 +40,12 @@ CARRY_BYTES = 16
 "lg_carry_h, the mirror header of a notification or PFC frame's mirrored copy."
 
 NOTIFY_MAX_PKT_LEN = 4 + CARRY_BYTES + 14
-"""max_pkt_len of the port sessions (notifications, PFC frames): FCS, mirror header and the
+"""max_pkt_len of a port's sessions (notifications, PFC frames): FCS, mirror header and the
 Ethernet header, as the authors size theirs (26 = 4 + 8 + 14); egress builds the rest."""
+
+PFC_SESSION_OFFSET = 512
+"""A receiver port's PFC frames leave through mirror session port_session + this (headers.p4),
+in queue 0; its notifications through port_session, at the high priority."""
 
 MAX_HOLES = 4
 "K on Tofino (LG_MAX_HOLES_TNA): the reTxReqs registers one notification can mark."
@@ -78,13 +83,33 @@ class TnaLGWriter(P4RuntimeLGWriter):
     def __init__(self, session: P4RuntimeSession, layout: LGLayout = TNA_LAYOUT) -> None:
         super().__init__(session)
         self.layout = layout
+        self._prio_high = 0
         self._externs = {instance.preamble.name.removeprefix("pipe."): instance.preamble.id
                          for extern in session.switch.p4info.p4info.externs
                          for instance in extern.instances}
 
     def packet_length(self, session: int) -> int:
-        """Port sessions carry notifications and PFC frames: cut after the Ethernet header."""
+        """A port's sessions carry notifications and PFC frames: cut after the Ethernet header."""
         return 0 if session == self.layout.recirc_session else NOTIFY_MAX_PKT_LEN
+
+    def write_global(self, config: GlobalConfig) -> None:
+        """The global entry; its high priority becomes the notification sessions' queue."""
+        self._prio_high = config.prio_high
+        super().write_global(config)
+
+    def queue(self, session: int) -> int:
+        """A port session's notifications leave at the high priority (in queue 0, behind
+        reverse data, a notification could arrive after a later piggybacked leading ACK, which
+        releases the lost packet's Tx copy unsent); PFC frames and Tx copies in queue 0."""
+        if session == self.layout.recirc_session or session > PFC_SESSION_OFFSET:
+            return 0
+        return self._prio_high
+
+    def set_clone_session(self, session: int, replicas: Sequence[tuple[int, int]]) -> None:
+        """The session, and for a port session its PFC twin (same replicas)."""
+        super().set_clone_session(session, replicas)
+        if session != self.layout.recirc_session:
+            super().set_clone_session(session + PFC_SESSION_OFFSET, replicas)
 
     def set_loop_ports(self, ports: Sequence[int]) -> None:
         """Fill the ingress parser's lg_loop_ports value set."""

@@ -20,6 +20,7 @@ from lgkit.control.session import P4RuntimeSession
 from lgkit.control.tna_setup import (
     MAX_HOLES,
     NOTIFY_MAX_PKT_LEN,
+    PFC_SESSION_OFFSET,
     RECEIVER_STATE,
     SENDER_STATE,
     TNA_LAYOUT,
@@ -54,7 +55,7 @@ def rig(built):
     running.stop()
 
 
-def test_the_set_up_fills_the_loop_ports_and_truncates_the_port_sessions(rig) -> None:
+def test_the_set_up_fills_the_loop_ports_and_makes_each_ports_two_sessions(rig) -> None:
     running, writer = rig
     apply_ops(writer, switch_setup_ops(TNA_LAYOUT))
     writer.set_loop_ports([TNA_LAYOUT.recirc_port, TNA_LAYOUT.loop_port])
@@ -65,8 +66,13 @@ def test_the_set_up_fills_the_loop_ports_and_truncates_the_port_sessions(rig) ->
     assert pl.value_sets["LgIngressParser.lg_loop_ports"].members() == [
         [Exact(68)], [Exact(324)]]
     session = TNA_LAYOUT.port_session(PORT)
-    assert pl.mirror_max_len.get(session) == NOTIFY_MAX_PKT_LEN
+    pfc = session + PFC_SESSION_OFFSET
+    assert pl.clone_sessions[session] == pl.clone_sessions[pfc] == [(PORT, 0)]
+    assert pl.mirror_max_len.get(session) == pl.mirror_max_len.get(pfc) == NOTIFY_MAX_PKT_LEN
     assert not pl.mirror_max_len.get(TNA_LAYOUT.recirc_session)  # Tx copies whole
+    # notifications at the high priority, PFC frames and Tx copies in queue 0
+    assert pl.mirror_queue.get(session) == TNA_LAYOUT.prio_high > 0
+    assert not pl.mirror_queue.get(pfc) and not pl.mirror_queue.get(TNA_LAYOUT.recirc_session)
     config = writer.read_port(PORT)
     assert config is not None
     assert (config.tx_on, config.rx_on, config.rx_max_holes) == (1, 1, MAX_HOLES)

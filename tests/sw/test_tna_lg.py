@@ -45,14 +45,20 @@ def test_the_binding_renames_and_drops_with_reasons() -> None:
                       "LgEgress.lg_port", "LgIngress.ipv4_lpm"}
     assert any("lg_rx_notify_pending: notifications leave by an ingress mirror" in n
                for n in scenario.notes)
-    # the notification's port session truncates its copies (STF cannot say so)
-    assert scenario.mirror_max_len == {3: 34}
+    # the port session (notifications) and its PFC twin truncate their copies, and the port
+    # session's copies leave at the high priority (STF cannot say so)
+    assert scenario.mirror_max_len == {3: 34, 515: 34}
+    assert scenario.mirror_queue == {3: 0}  # receiver.stf's prio_high
+    assert [s.words for s in scenario.stmts
+            if getattr(s, "keyword", "") == "mirroring_add"] == [["511", "68"], ["3", "2"],
+                                                                 ["515", "2"]]
 
 
 def test_the_reference_program_runs_the_scenarios_unbound() -> None:
     binding = load_binding(PROGRAMS["v1model"])
     scenario = bind_scenario(TESTS / "lg_stf" / "receiver.stf", binding)
     assert binding.tag == "v1model" and not scenario.notes and not scenario.mirror_max_len
+    assert not scenario.mirror_queue
 
 
 # ---- TNA-only paths: packet-generator timers and PFC (tests/p4/tna/lg_timers) ---------------

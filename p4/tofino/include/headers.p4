@@ -43,6 +43,10 @@ typedef bit<19> seen_idx_t;        /* port[7:0] ++ seq[10:0] */
 #define LG_SEEN_BITS 11
 #endif
 const bit<8> LG_MAX_HOLES_TNA = 4;
+/* A receiver port's two mirror sessions: loss notifications through port_session (the control
+ * plane gives it the high-priority queue: a later leading ACK piggybacked on data must not
+ * overtake a notification), PFC frames through port_session + PFC_SESSION_OFFSET (queue 0). */
+const bit<32> PFC_SESSION_OFFSET = 512;
 #define LG_PORTS 512
 
 header ethernet_h {

@@ -295,9 +295,9 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             }
         }
         if (meta.pfc == 1) {
-            mirror_to(KIND_PAUSE, meta.pc.port_session);
+            mirror_to(KIND_PAUSE, meta.pc.port_session + PFC_SESSION_OFFSET);
         } else if (meta.pfc == 2) {
-            mirror_to(KIND_RESUME, meta.pc.port_session);
+            mirror_to(KIND_RESUME, meta.pc.port_session + PFC_SESSION_OFFSET);
         }
     }
 }
