@@ -71,6 +71,13 @@ def tna_params(params: LGParams) -> LGParams:
     return replace(params, max_holes=min(params.max_holes, MAX_HOLES))
 
 
+def timer_command(role: str, period_ns: int) -> str:
+    """The switch command that (re)starts the role's timer with this period (the packet
+    generator is the switch's, not P4Runtime's)."""
+    app, _ = TIMER_APPS[role]
+    return f"pktgen_timer {app} {period_ns} pipe={PKTGEN_PIPE} payload={TIMER_PAYLOAD.hex()}"
+
+
 def _bits(value: int) -> bytes:
     """P4Runtime's canonical bytestring (no leading zero bytes)."""
     return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
@@ -123,11 +130,11 @@ class TnaLGWriter(P4RuntimeLGWriter):
         self.session.write([p4r.Update(type=p4r.Update.MODIFY,
                                        entity=p4r.Entity(value_set_entry=entry))])
 
-    def set_timer(self, role: str, port: int, period_ns: int) -> list[str]:
-        """The role's timer packets for `port` (`lg_timers` entry and lg_pktgen_ports); returns
-        the switch command that starts the timer (the packet generator is the switch's, not
-        P4Runtime's). Each timer packet becomes a dummy or explicit ACK while the port's
-        budget lasts (dummy_repeat / ack_repeat per update), else egress drops it."""
+    def set_timer(self, role: str, port: int) -> None:
+        """The role's timer packets for `port` (`lg_timers` entry and lg_pktgen_ports); the
+        switch runs the timer (timer_command). Each timer packet becomes a dummy or explicit ACK
+        while the port's budget lasts (dummy_repeat / ack_repeat per update), else egress drops
+        it."""
         app, kind = TIMER_APPS[role]
         self._set_value_set("LgIngressParser.lg_pktgen_ports", [PKTGEN_PORT])
         entry = finsy.P4TableEntry(
@@ -135,8 +142,6 @@ class TnaLGWriter(P4RuntimeLGWriter):
                                                    "hdr.timer.batch_id": 0}),
             action=finsy.P4TableAction("lg_timer", port=port, kind=kind))
         self.session.insert([entry])
-        return [f"pktgen_timer {app} {period_ns} pipe={PKTGEN_PIPE} "
-                f"payload={TIMER_PAYLOAD.hex()}"]
 
     def write_port(self, port: int, config: PortConfig, insert: bool) -> None:
         """Reset the per-port state of each role whose epoch changes, then write the entry."""

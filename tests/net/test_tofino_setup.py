@@ -6,11 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_p4rt_support import DEVICE_ID, RunningSwitch, compile_program
 
 from lgkit.control.linkguardian import (
+    LGLayout,
     LGParams,
     ProtectedLink,
     apply_ops,
@@ -25,9 +27,12 @@ from lgkit.control.tna_setup import (
     SENDER_STATE,
     TNA_LAYOUT,
     TnaLGWriter,
+    timer_command,
     tna_params,
 )
 from lgkit.net.spec.programs import LG_PROGRAMS, ProgramError, parse_programs
+from lgkit.net.testbed.lgprotection import TestbedProtection
+from lgkit.net.testbed.testbed import frames_per_s
 from lgkit.sw.exec.interp.tables import Exact
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -77,8 +82,7 @@ def test_the_set_up_fills_the_loop_ports_and_makes_each_ports_two_sessions(rig) 
     assert config is not None
     assert (config.tx_on, config.rx_on, config.rx_max_holes) == (1, 1, MAX_HOLES)
     assert (config.tx_epoch, config.rx_epoch) == (1, 1)
-    [command] = writer.set_timer("receiver", PORT, 2_000_000)
-    assert command.startswith("pktgen_timer 2 2000000 pipe=1 payload=020000000002020000000001")
+    writer.set_timer("receiver", PORT)
     assert pl.value_sets["LgIngressParser.lg_pktgen_ports"].members() == [[Exact(196)]]
     [timer] = pl.tables["LgIngress.lg_timers"].entries()
     assert (timer.keys, timer.params) == ([Exact(2), Exact(0)], [PORT, 8])  # KIND_ACK
@@ -109,6 +113,29 @@ def test_a_new_epoch_resets_the_roles_per_port_registers(rig) -> None:
         assert now[name].read(PORT) == first[name].read(PORT), name
         assert now[name].read(PORT + 1) != first[name].read(PORT + 1), name
     assert set(names) | NOT_RESET == set(fresh.registers) | set(fresh.struct_registers)
+
+
+def protection_at(rate_mbps: float) -> TestbedProtection:
+    """A testbed's protection at this link rate, a TNA sender and a v1model receiver (no
+    network needed)."""
+    bed = object.__new__(TestbedProtection)
+    bed.testbed = SimpleNamespace(target="builtin", rate_mbps=rate_mbps,  # type: ignore[assignment]
+                                  spec=SimpleNamespace(protected=("tx", "rx")),
+                                  network=SimpleNamespace(priority_queues=3))
+    bed.layouts = {"tx": TNA_LAYOUT, "rx": LGLayout()}
+    bed.ports, bed.tna, bed.loop_share, bed.courier_share = (PORT, 1), {"tx"}, 2.0, 0.5
+    return bed
+
+
+def test_each_activation_sets_the_timer_period_for_the_current_link_rate() -> None:
+    """Dummies at the v1model couriers' rate (half the full-size frame rate), also after the
+    link rate changed (the rate finder's set_rate between flows)."""
+    assert timer_command("receiver", 2_000_000).startswith(
+        "pktgen_timer 2 2000000 pipe=1 payload=020000000002020000000001")
+    for rate in (10.0, 3.0):
+        [timer] = [line for line in protection_at(rate).queue_rates()["tx"]
+                   if line.startswith("pktgen_timer")]
+        assert timer == timer_command("sender", round(2e9 / frames_per_s(rate)))
 
 
 def test_program_names() -> None:
