@@ -61,8 +61,14 @@ RECEIVER_STATE: dict[str, int | tuple[int, int]] = {
     "LgIngress.receiver.paused": 0, "LgEgress.receiver.leading": 0xFFFF8000,
     "LgEgress.receiver.ack_budget": 0}
 """Each role's per-port registers with their initial values (the program's declarations):
-what a new epoch resets. The per-sequence bitmaps (reTxReqs, LG_NB tags) are not reset: a
-stale reTxReqs bit costs one spare retransmission, which the receiver drops."""
+what a new epoch resets."""
+
+SEEN = "LgIngress.receiver.rx_retx_seen"
+SEEN_SEQS = 2048
+"""LG_NB's window tags, per port SEEN_SEQS cells at (port[7:0] ++ seq[10:0]) (headers.p4
+seen_idx_t): a new receiver epoch writes its port's cells to 0, which matches no tag (a tag's
+top bit is 1); a stale tag equal to a new retransmission's would drop every copy of it. The
+reTxReqs bitmaps need no reset: the first pass of a Tx copy clears its seq's bits."""
 
 
 def tna_params(params: LGParams) -> LGParams:
@@ -149,21 +155,24 @@ class TnaLGWriter(P4RuntimeLGWriter):
         for epoch, state in (("tx_epoch", SENDER_STATE), ("rx_epoch", RECEIVER_STATE)):
             if current is None or getattr(current, epoch) != getattr(config, epoch):
                 self.reset(port, state)
+        if current is None or current.rx_epoch != config.rx_epoch:
+            self.session.write([self._cell(SEEN, (port & 0xFF) * SEEN_SEQS + i, 0)
+                                for i in range(SEEN_SEQS)])
         super().write_port(port, config, insert)
 
     def reset(self, port: int, state: dict[str, int | tuple[int, int]]) -> None:
         """Write each register of `state` at `port` to its initial value."""
-        updates = []
-        for name, value in state.items():
-            entry = p4r.RegisterEntry(register_id=self._id(name), index=p4r.Index(index=port))
-            if isinstance(value, tuple):
-                for field in value:
-                    entry.data.struct.members.add(bitstring=_bits(field))
-            else:
-                entry.data.bitstring = _bits(value)
-            updates.append(p4r.Update(type=p4r.Update.MODIFY,
-                                      entity=p4r.Entity(register_entry=entry)))
-        self.session.write(updates)
+        self.session.write([self._cell(name, port, value) for name, value in state.items()])
+
+    def _cell(self, name: str, index: int, value: int | tuple[int, int]) -> p4r.Update:
+        """The update that writes `value` (a struct register's: its fields) to a cell."""
+        entry = p4r.RegisterEntry(register_id=self._id(name), index=p4r.Index(index=index))
+        if isinstance(value, tuple):
+            for field in value:
+                entry.data.struct.members.add(bitstring=_bits(field))
+        else:
+            entry.data.bitstring = _bits(value)
+        return p4r.Update(type=p4r.Update.MODIFY, entity=p4r.Entity(register_entry=entry))
 
     def _id(self, name: str) -> int:
         try:

@@ -24,6 +24,8 @@ from lgkit.control.tna_setup import (
     NOTIFY_MAX_PKT_LEN,
     PFC_SESSION_OFFSET,
     RECEIVER_STATE,
+    SEEN,
+    SEEN_SEQS,
     SENDER_STATE,
     TNA_LAYOUT,
     TnaLGWriter,
@@ -41,9 +43,10 @@ TNA = LG_PROGRAMS["tofino"]
 V1 = LG_PROGRAMS["v1model"]
 PORT = 2
 NOT_RESET = {"LgIngress.sender.holes_0", "LgIngress.sender.holes_1", "LgIngress.sender.holes_2",
-             "LgIngress.sender.holes_3", "LgIngress.receiver.rx_retx_seen",
-             "LgEgress.lg_qdepth_max"}
-"Per-sequence bitmaps and the queue-depth statistic: not a role's per-port state."
+             "LgIngress.sender.holes_3", SEEN, "LgEgress.lg_qdepth_max"}
+"""Per-sequence state (the reTxReqs bitmaps, which a copy's first pass clears; LG_NB's tags, a
+port's range of which a new receiver epoch clears) and the queue-depth statistic: not a
+role's per-port registers."""
 
 
 @pytest.fixture(scope="module")
@@ -103,10 +106,15 @@ def test_a_new_epoch_resets_the_roles_per_port_registers(rig) -> None:
         else:
             pl.registers[name].write(PORT, fresh.registers[name].read(PORT) ^ 7)
             pl.registers[name].write(PORT + 1, fresh.registers[name].read(PORT) ^ 5)
+    seen = pl.registers[SEEN]
+    mine, theirs = PORT * SEEN_SEQS, (PORT + 1) * SEEN_SEQS  # LG_NB tags of both ports
+    for cell in (mine, mine + SEEN_SEQS - 1, theirs):
+        seen.write(cell, 0x85)
     for _, ops in link.deactivation():
         apply_ops(writer, ops)
     for _, ops in link.activation(TNA_LAYOUT):
         apply_ops(writer, ops)
+    assert (seen.read(mine), seen.read(mine + SEEN_SEQS - 1), seen.read(theirs)) == (0, 0, 0x85)
     for name in names:
         now, first = ((pl.struct_registers, fresh.struct_registers) if name in pl.struct_registers
                       else (pl.registers, fresh.registers))
