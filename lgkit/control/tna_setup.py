@@ -67,8 +67,11 @@ SEEN = "LgIngress.receiver.rx_retx_seen"
 SEEN_SEQS = 2048
 """LG_NB's window tags, per port SEEN_SEQS cells at (port[7:0] ++ seq[10:0]) (headers.p4
 seen_idx_t): a new receiver epoch writes its port's cells to 0, which matches no tag (a tag's
-top bit is 1); a stale tag equal to a new retransmission's would drop every copy of it. The
-reTxReqs bitmaps need no reset: the first pass of a Tx copy clears its seq's bits."""
+top bit is 1); a stale tag equal to a new retransmission's would drop every copy of it."""
+HOLES = tuple(f"LgIngress.sender.holes_{j}" for j in range(MAX_HOLES))
+HOLE_SEQS = 4096
+"""reTxReqs, per port HOLE_SEQS bits in each register at (port[7:0] ++ seq[11:0]) (hole_idx_t):
+a new sender epoch clears its port's; a stale bit would retransmit a copy the receiver has."""
 
 
 def tna_params(params: LGParams) -> LGParams:
@@ -156,9 +159,17 @@ class TnaLGWriter(P4RuntimeLGWriter):
             if current is None or getattr(current, epoch) != getattr(config, epoch):
                 self.reset(port, state)
         if current is None or current.rx_epoch != config.rx_epoch:
-            self.session.write([self._cell(SEEN, (port & 0xFF) * SEEN_SEQS + i, 0)
-                                for i in range(SEEN_SEQS)])
+            self.clear(port, (SEEN,), SEEN_SEQS)
+        if current is None or current.tx_epoch != config.tx_epoch:
+            self.clear(port, HOLES, HOLE_SEQS)
         super().write_port(port, config, insert)
+
+    def clear(self, port: int, registers: tuple[str, ...], seqs: int) -> None:
+        """Write 0 to `port`'s range of each per-sequence register (port[7:0] ++ seq), one
+        write per register (a write holds at most 10,000 updates)."""
+        base = (port & 0xFF) * seqs
+        for name in registers:
+            self.session.write([self._cell(name, base + i, 0) for i in range(seqs)])
 
     def reset(self, port: int, state: dict[str, int | tuple[int, int]]) -> None:
         """Write each register of `state` at `port` to its initial value."""

@@ -20,6 +20,8 @@ from lgkit.control.linkguardian import (
 )
 from lgkit.control.session import P4RuntimeSession
 from lgkit.control.tna_setup import (
+    HOLE_SEQS,
+    HOLES,
     MAX_HOLES,
     NOTIFY_MAX_PKT_LEN,
     PFC_SESSION_OFFSET,
@@ -42,11 +44,9 @@ from lgkit.sw.lang.frontend.compiler import compile_file
 TNA = LG_PROGRAMS["tofino"]
 V1 = LG_PROGRAMS["v1model"]
 PORT = 2
-NOT_RESET = {"LgIngress.sender.holes_0", "LgIngress.sender.holes_1", "LgIngress.sender.holes_2",
-             "LgIngress.sender.holes_3", SEEN, "LgEgress.lg_qdepth_max"}
-"""Per-sequence state (the reTxReqs bitmaps, which a copy's first pass clears; LG_NB's tags, a
-port's range of which a new receiver epoch clears) and the queue-depth statistic: not a
-role's per-port registers."""
+NOT_RESET = {*HOLES, SEEN, "LgEgress.lg_qdepth_max"}
+"""Per-sequence state (reTxReqs, LG_NB's tags: a new epoch clears the port's range of them) and
+the queue-depth statistic: not a role's per-port registers."""
 
 
 @pytest.fixture(scope="module")
@@ -106,15 +106,18 @@ def test_a_new_epoch_resets_the_roles_per_port_registers(rig) -> None:
         else:
             pl.registers[name].write(PORT, fresh.registers[name].read(PORT) ^ 7)
             pl.registers[name].write(PORT + 1, fresh.registers[name].read(PORT) ^ 5)
-    seen = pl.registers[SEEN]
-    mine, theirs = PORT * SEEN_SEQS, (PORT + 1) * SEEN_SEQS  # LG_NB tags of both ports
-    for cell in (mine, mine + SEEN_SEQS - 1, theirs):
-        seen.write(cell, 0x85)
+    per_seq = [(pl.registers[SEEN], SEEN_SEQS, 0x85)]  # LG_NB tags, reTxReqs bits
+    per_seq += [(pl.registers[name], HOLE_SEQS, 1) for name in HOLES]
+    for register, seqs, value in per_seq:  # cells of this port and of the next
+        for cell in (PORT * seqs, (PORT + 1) * seqs - 1, (PORT + 1) * seqs):
+            register.write(cell, value)
     for _, ops in link.deactivation():
         apply_ops(writer, ops)
     for _, ops in link.activation(TNA_LAYOUT):
         apply_ops(writer, ops)
-    assert (seen.read(mine), seen.read(mine + SEEN_SEQS - 1), seen.read(theirs)) == (0, 0, 0x85)
+    for register, seqs, value in per_seq:
+        cells = (PORT * seqs, (PORT + 1) * seqs - 1, (PORT + 1) * seqs)
+        assert [register.read(cell) for cell in cells] == [0, 0, value], register
     for name in names:
         now, first = ((pl.struct_registers, fresh.struct_registers) if name in pl.struct_registers
                       else (pl.registers, fresh.registers))

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 MAX_CLONE_SESSION = 511
 MAX_MIRROR_SESSION = 1023
-"A TNA program's sessions: MirrorId_t is 10 bits on Tofino 1 and 2 (tofino1_specs.p4)."
+"A TNA program's sessions: MirrorId_t is 10 bits on Tofino 1 (tofino1_specs.p4)."
 MAX_MULTICAST_GROUP = 32767
 PORT_WIDTH = 32
 
