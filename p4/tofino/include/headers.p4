@@ -43,6 +43,15 @@ typedef bit<19> seen_idx_t;        /* port[7:0] ++ seq[10:0] */
 #define LG_SEEN_BITS 11
 #endif
 const bit<8> LG_MAX_HOLES_TNA = 4;
+/* A receiver port's two mirror sessions: loss notifications through port_session (the control
+ * plane gives it the high-priority queue: a later leading ACK piggybacked on data must not
+ * overtake a notification), PFC frames through port_session + PFC_SESSION_OFFSET (queue 0):
+ * half the mirror ids (MirrorId_t: 10 bits on Tofino, 8 on Tofino 2). */
+#if __TARGET_TOFINO__ == 2
+const bit<32> PFC_SESSION_OFFSET = 128;
+#else
+const bit<32> PFC_SESSION_OFFSET = 512;
+#endif
 #define LG_PORTS 512
 
 header ethernet_h {

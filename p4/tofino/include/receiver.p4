@@ -107,6 +107,16 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) timeouts;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) out_of_window;
 
+    /* A PFC frame through the port's PFC session (port_session < PFC_SESSION_OFFSET, so the OR
+     * is the sum: in MirrorId_t's width, which keeps Tofino 2 within its stages). */
+    action mirror_pfc(lg_kind_t kind) {
+        meta.mirror.setValid();
+        meta.mirror.kind = kind;
+        meta.mirror.port = (bit<16>)meta.port;
+        meta.session = (MirrorId_t)meta.pc.port_session | (MirrorId_t)PFC_SESSION_OFFSET;
+        ig_dprsr_md.mirror_type = 1;
+    }
+
     action mirror_to(lg_kind_t kind, bit<32> session) {
         meta.mirror.setValid();
         meta.mirror.kind = kind;
@@ -295,9 +305,9 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             }
         }
         if (meta.pfc == 1) {
-            mirror_to(KIND_PAUSE, meta.pc.port_session);
+            mirror_pfc(KIND_PAUSE);
         } else if (meta.pfc == 2) {
-            mirror_to(KIND_RESUME, meta.pc.port_session);
+            mirror_pfc(KIND_RESUME);
         }
     }
 }
