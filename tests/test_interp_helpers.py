@@ -16,9 +16,10 @@ control {name}(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
 """
 
 
-def load(program: str, seed: int | None = 1) -> Pipeline:
-    """Compile a program (PRELUDE is prepended) and load its pipeline."""
-    return Pipeline.load(compile_source(PRELUDE + program, "test.p4"), seed=seed)
+def load(program: str, seed: int | None = 1, engine: str | None = None) -> Pipeline:
+    """Compile a program (PRELUDE is prepended) and load its pipeline (`engine`: as
+    Pipeline.load; "python" for a test of the Python engine's own workings)."""
+    return Pipeline.load(compile_source(PRELUDE + program, "test.p4"), seed=seed, engine=engine)
 
 
 def v1switch(parser: str = "MyParser", verify: str = "MyVerify", ingress: str = "MyIngress",

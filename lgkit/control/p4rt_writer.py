@@ -69,10 +69,15 @@ class P4RuntimeLGWriter:
         """The clone session's truncation (packet_length_bytes; 0: whole copies)."""
         return 0
 
+    def queue(self, session: int) -> int:
+        """The clone session's egress queue (class_of_service; 0: the default)."""
+        return 0
+
     def set_clone_session(self, session: int, replicas: Sequence[tuple[int, int]]) -> None:
         """Create or replace a clone session."""
         entry = finsy.P4CloneSessionEntry(session, replicas=list(replicas),
-                                          packet_length_bytes=self.packet_length(session))
+                                          packet_length_bytes=self.packet_length(session),
+                                          class_of_service=self.queue(session))
         write = self.session.modify if session in self._sessions else self.session.insert
         write([entry])
         self._sessions.add(session)

@@ -157,7 +157,12 @@ class Builtin(Target):
         return [sys.executable, "-m", "lgkit.cli", "compile", str(source), "--out", str(out_dir)]
 
     def switch_command(self) -> list[str]:
-        return [sys.executable, "-m", "lgkit.cli", "switch"]
+        """`lgkit switch` on the native engine (LGKIT_ENGINE names another; a program the native
+        engine does not cover runs on the python engine, the switch's log saying why)."""
+        from lgkit.sw.exec.pipeline import ENGINE_ENV
+
+        engine = os.environ.get(ENGINE_ENV) or "native"
+        return [sys.executable, "-m", "lgkit.cli", "switch", "--engine", engine]
 
     def run_cli(self, device_id: int, commands: list[str], timeout: float) -> str:
         """Through the switch's control service (what `lgkit switch-cli --grpc-server-addr`

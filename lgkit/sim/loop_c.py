@@ -1,18 +1,21 @@
 """The C source of the native virtual-time event loop (native_loop.py drives it): an event heap
 in (time, insertion) order, switches on a device seam, their traffic managers, link directions
-with rate, delay and loss drawn from Python's Mersenne Twister, a line-rate source and sinks."""
+with rate, delay and loss drawn from Python's Mersenne Twister, a line-rate source and sinks;
+the switches' jobs and traffic managers are jobs_c.py's and tm_c.py's (shared with the port
+loop)."""
 
-SOURCE = r"""
+from lgkit.sw.exec.native.jobs_c import JOBS
+from lgkit.sw.exec.native.tm_c import TM
+
+_SOURCE = r"""
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef uint64_t u64;
-#define PS 1000000000000ULL
+#define PS TM_PS
 #define MAXPORT 512
-#define MAXPRIO 8
 #define INPUT_CAP 1024
-#define SERVE_BATCH 64
 
 /* ---- Python's random.Random: MT19937 and random() (genrand_res53) ----------------------- */
 typedef struct { uint32_t mt[624]; int i; } mt_t;
@@ -33,24 +36,7 @@ static double mt_random(mt_t *m) {
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
 }
 
-/* ---- the device seam: the generated program's passes (engine.py's lg_* functions) -------- */
-typedef long (*ingress_fn)(void *, uint32_t, const uint8_t *, uint32_t, u64);
-typedef long (*egress_fn)(void *, const uint8_t *, const uint8_t *, uint32_t, u64, u64, u64,
-                          u64, u64, u64, u64, uint8_t *);
-typedef void (*save_fn)(void *);
-typedef long (*ingress_job_fn)(void *, const uint8_t *, uint32_t, u64, u64, const u64 *,
-                               uint32_t);
-typedef void (*parse_fn)(void *, uint32_t, const uint8_t *, uint32_t);
-
-typedef struct { uint32_t refs, len; uint8_t d[]; } frame_t;
-typedef struct job { struct job *next; frame_t *in; u64 enq_ns, length; uint32_t enq_depth,
-                     port, prio, itype; u64 state[]; } job_t;
-typedef struct { job_t *head, *tail; uint32_t n, depth; u64 depth_bytes, bytes, cells,
-                 peak; int paused; } queue_t;
-typedef struct { queue_t q[MAXPRIO]; u64 rate, framing, min_frame, tat_ps, wake_at;
-                 int waking, busy, queued; } port_t;
-typedef struct { frame_t *in; u64 itype; uint32_t npre; u64 pre[]; } rjob_t;
-
+JOBS_AND_TM
 enum { N_SWITCH = 0, N_HOST = 1 };
 typedef struct { int kind, node, port; } end_t;
 typedef struct { u64 rate, delay, framing, min_frame, tat_ps, sent, lost; int loss;
@@ -59,31 +45,18 @@ typedef struct { u64 rate, delay, framing, min_frame, tat_ps, sent, lost; int lo
                  u64 max_gap, skipped, cut, cuts_n; long long quiet; int cutting;
                  u64 *cuts; u64 cuts_cap; } dir_t;
 
-/* the standard_metadata slots the loop reads or writes (NO_SLOT: the program has none) */
-enum { SM_PRIORITY, SM_RID, SM_ITYPE, SM_IN_PORT, SM_SPEC, SM_MCAST, NSM };
-/* the end-of-pass requests after the slots and the cursor registers (engine.py's) */
-enum { RQ_CLONE, RQ_SESSION, RQ_CLONE_FL, RQ_RECIRC, RQ_RECIRC_FL, RQ_TRUNC, RQ_TRUNC_LEN,
-       RQ_RESUB };
-#define NO_SLOT 0xFFFFFFFFU
-#define NO_FL 0xFFFFFFFFFFFFFFFFULL
 enum { ST_INGRESS, ST_RECIRC, ST_EGRESS, ST_IN_DROP, ST_EG_DROP, ST_QUEUE_FULL, ST_INPUT_FULL,
        ST_SENT, ST_NO_PORT, ST_RECIRC_FULL, ST_RECIRCULATIONS, ST_LANE_RECIRC, ST_BAD_PRIO,
        NSTATS };
 
+struct net;
 typedef struct {
-    void *ctx; ingress_fn ingress; egress_fn egress; save_fn save; ingress_job_fn ingress_job;
-    parse_fn parse; u64 *slots, *cslots;
-    uint32_t words, live, rq, max_hdr, nprio, sm[NSM]; u64 drop_port;
-    u64 in_lat, eg_lat, rc_lat, cl_lat, cell; int pending, rpending;
+    pipe_t p; tm_t tm;         /* the program's jobs and the traffic manager (tm.owner: this) */
+    struct net *net; int index;
+    u64 in_lat, eg_lat, rc_lat, cl_lat; int pending, rpending;
     int tx[MAXPORT];           /* the link direction each port sends on (-1: none) */
-    port_t *ports[MAXPORT], *lanes[MAXPORT];
     u64 stats[NSTATS];
-    u64 *sessions; uint32_t nsessions;   /* (session, port, rid) triples */
-    u64 *fls; uint32_t nfls;             /* per field list: id, count, slots... */
-    u64 *mcast; uint32_t nmcast;         /* (group, rid, port) triples */
-    uint32_t *hdr; uint32_t nhdr;        /* the header slots and the cursor registers */
     uint8_t *out; uint32_t out_size;
-    u64 *tmp;                            /* a copy of the slots while jobs are made */
 } switch_t;
 typedef struct { u64 received, uniq, duplicates, out_of_order, last, in_window, w0, w1;
                  uint32_t id_offset; uint8_t *seen; u64 nseen; u64 *log; u64 nlog, maxlog; } host_t;
@@ -103,15 +76,13 @@ static u64 rd32(const uint8_t *p) {
 }
 typedef struct { u64 t, seq; int kind, a, b; void *p; } ev_t;
 
-typedef struct {
+typedef struct net {
     ev_t *heap; u64 nheap, cap, seq, now, events; int status;
     switch_t *sw[8]; int nsw; host_t *host[8]; int nhost; dir_t *dir[32]; int ndir;
     source_t src; int has_src; struct stress *ss;
 } net_t;
 
-enum { OK = 0, E_REQUESTS = 1, E_MEMORY = 2, E_EMPTY = 3 };
-static void unref(frame_t *f) { if (f && !--f->refs) free(f); }
-static void job_free(job_t *j) { unref(j->in); free(j); }
+enum { OK = 0, E_REQUESTS = JOB_E_REQUESTS, E_MEMORY = JOB_E_MEMORY, E_EMPTY = 3 };
 
 static void push(net_t *n, u64 t, int kind, int a, int b, void *p) {
     if (n->nheap == n->cap) {
@@ -142,19 +113,6 @@ static ev_t pop(net_t *n) {
     }
     if (m) n->heap[i] = last;
     return top;
-}
-
-static frame_t *frame_new(const uint8_t *d, uint32_t len) {
-    frame_t *f = malloc(sizeof *f + len);
-    if (f) { f->refs = 1; f->len = len; memcpy(f->d, d, len); }
-    return f;
-}
-static u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
-static u64 wire_start_ps(u64 now_ns, u64 tat_ps, u64 ready_ns) {
-    u64 now_ps = now_ns * 1000;
-    if (tat_ps + 1000 > now_ps) return tat_ps;
-    (void)ready_ns;            /* late tolerance 0: never late in virtual time */
-    return now_ps;
 }
 
 /* ---- link directions -------------------------------------------------------------------- */
@@ -196,11 +154,11 @@ static int model_lost(dir_t *d) {
 static void stress_tap(net_t *n, int di, const frame_t *f, int lost, u64 arrival);
 static void link_send(net_t *n, int di, frame_t *f) {
     dir_t *d = n->dir[di];
-    u64 start = wire_start_ps(n->now, d->tat_ps, 0);
+    u64 start = wire_start_ps(n->now, d->tat_ps, 0, 0);   /* never late in virtual time */
     u64 len = f->len > d->min_frame ? f->len : d->min_frame;
     d->tat_ps = start + (len + d->framing) * 8 * PS / d->rate;
     d->sent++;
-    u64 arrival = ceil_div(d->tat_ps, 1000) + d->delay;
+    u64 arrival = tm_ceil(d->tat_ps, 1000) + d->delay;
     int l = lost(d);
     if (n->ss) stress_tap(n, di, f, l, arrival);
     if (l) { d->lost++; unref(f); return; }
@@ -228,185 +186,52 @@ static void host_receive(net_t *n, host_t *h, frame_t *f) {
     unref(f);
 }
 
-/* ---- switches: ingress, the jobs of a pass, the traffic manager, egress ----------------- */
-static port_t *new_port(uint32_t depth) {
-    port_t *q = calloc(1, sizeof *q);
-    if (q) for (int i = 0; i < MAXPRIO; i++) q->q[i].depth = depth;
-    return q;
-}
-static port_t *tm_port(switch_t *s, uint32_t p) {
-    if (!s->ports[p]) s->ports[p] = new_port(64);
-    return s->ports[p];
-}
-static u64 sm_get(switch_t *s, const u64 *S, int which) {
-    return s->sm[which] == NO_SLOT ? 0 : S[s->sm[which]];
-}
-static void sm_set(switch_t *s, u64 *S, int which, u64 v) {
-    if (s->sm[which] != NO_SLOT) S[s->sm[which]] = v;
-}
-static const u64 *field_list(switch_t *s, u64 id, uint32_t *count) {
-    u64 *p = s->fls;
-    for (uint32_t i = 0; i < s->nfls; i++) {
-        if (p[0] == id) { *count = (uint32_t)p[1]; return p + 2; }
-        p += 2 + p[1];
-    }
-    *count = 0;
-    return 0;
+/* ---- switches: ingress, the jobs of a pass (jobs_c), the traffic manager (tm_c), egress -- */
+static void tm_timer(tm_t *tm, port_t *st, u64 t) {
+    switch_t *s = tm->owner;
+    push(s->net, t, E_WAKE, s->index, 0, st);
 }
 
-/* A job's copy of the slots that outlive a pass (runtime_c's live_copy, live_clear): the
-   first `live`, and the tail from the cursor registers (rq - 3) on. */
-static void live_copy(switch_t *s, u64 *d, const u64 *S) {
-    memcpy(d, S, s->live * 8);
-    memcpy(d + s->rq - 3, S + s->rq - 3, (s->words - s->rq + 3) * 8);
-}
-static void live_clear(switch_t *s, u64 *d) {
-    memset(d, 0, s->live * 8);
-    memset(d + s->rq - 3, 0, (s->words - s->rq + 3) * 8);
-}
-
-/* An egress job of the slots S (a copy), to `port` (engine.py's _job). */
-static job_t *make_job(net_t *n, switch_t *s, const u64 *S, uint32_t port, uint32_t itype,
-                       frame_t *in) {
-    job_t *j = malloc(sizeof *j + s->words * 8);
-    if (!j) { n->status = E_MEMORY; return 0; }
-    live_copy(s, j->state, S);
-    j->next = 0; j->in = in; in->refs++; j->port = port; j->itype = itype;
-    j->prio = (uint32_t)sm_get(s, S, SM_PRIORITY); j->length = S[s->rq - 2];
-    return j;
-}
-
-/* The replicas of a clone (engine.py's _fresh, header slots, _replicas) appended to *tail:
-   fresh slots with the field list's from S, the header slots from H, written into each job. */
-static job_t **clones(net_t *n, switch_t *s, const u64 *S, const u64 *H, uint32_t itype,
-                      frame_t *in, job_t **tail) {
-    u64 session = S[s->rq + RQ_SESSION], fl = S[s->rq + RQ_CLONE_FL];
-    uint32_t count = 0;
-    const u64 *slots = fl == NO_FL ? 0 : field_list(s, fl, &count);
-    for (uint32_t i = 0; i < s->nsessions; i++) {
-        if (s->sessions[3 * i] != session) continue;
-        job_t *j = malloc(sizeof *j + s->words * 8);
-        if (!j) { n->status = E_MEMORY; break; }
-        u64 *copy = j->state;
-        live_clear(s, copy);
-        for (uint32_t k = 0; k < count; k++) copy[slots[k]] = S[slots[k]];
-        for (uint32_t k = 0; k < s->nhdr; k++) copy[s->hdr[k]] = H[s->hdr[k]];
-        sm_set(s, copy, SM_ITYPE, itype);
-        sm_set(s, copy, SM_RID, s->sessions[3 * i + 2] & 0xFFFF);
-        j->next = 0; j->in = in; in->refs++; j->port = (uint32_t)s->sessions[3 * i + 1];
-        j->itype = itype; j->prio = (uint32_t)sm_get(s, copy, SM_PRIORITY);
-        j->length = copy[s->rq - 2];
-        *tail = j; tail = &j->next;
-    }
-    return tail;
-}
-
-/* The jobs of an ingress pass that returned `spec` (engine.py's _ingress_end), as a list;
-   *drops is set when the pass dropped the packet. */
-static job_t *ingress_jobs(net_t *n, switch_t *s, long spec, frame_t *in, int *drops) {
-    job_t *head = 0, **tail = &head;
-    *drops = 0;
-    if (spec == -1) { *drops = 1; return 0; }
-    s->save(s->ctx);
-    if (spec >= 0) return make_job(n, s, s->slots, (uint32_t)spec, 0, in);
-    u64 *S = s->slots;
-    if (S[s->rq + RQ_CLONE]) {   /* the parse of the clone overwrites the slots */
-        live_copy(s, s->tmp, S);
-        S = s->tmp;
-        s->parse(s->ctx, (uint32_t)sm_get(s, S, SM_IN_PORT), in->d, in->len);
-        tail = clones(n, s, S, s->slots, 1, in, tail);
-    }
-    if (S[s->rq + RQ_RESUB]) { n->status = E_REQUESTS; return head; }
-    u64 group = sm_get(s, S, SM_MCAST);
-    if (group) {   /* the group's replicas, (rid, port) in order */
-        for (uint32_t i = 0; i < s->nmcast; i++) {
-            u64 *m = s->mcast + 3 * i;
-            if (m[0] != group) continue;
-            sm_set(s, S, SM_RID, m[1] & 0xFFFF);
-            sm_set(s, S, SM_ITYPE, 5);
-            S[s->rq + RQ_RECIRC] = 0;
-            job_t *j = make_job(n, s, S, (uint32_t)m[2], 5, in);
-            if (!j) break;
-            *tail = j; tail = &j->next;
-        }
-        return head;
-    }
-    u64 out = sm_get(s, S, SM_SPEC);
-    if (out == s->drop_port) { *drops = 1; return head; }
-    sm_set(s, S, SM_ITYPE, 0);
-    *tail = make_job(n, s, S, (uint32_t)out, 0, in);
-    return head;
-}
-
-static void serve(net_t *n, int si, port_t *st);
-static void enqueue(net_t *n, int si, job_t *j);
-static void wake(net_t *n, int si, port_t *st, u64 t) {
-    if (st->waking && st->wake_at <= t) return;
-    st->waking = 1; st->wake_at = t;
-    push(n, t, E_WAKE, si, 0, st);
-}
-static u64 wire_ps(port_t *st, u64 nbytes) {
-    u64 len = nbytes > st->min_frame ? nbytes : st->min_frame;
-    return (len + st->framing) * 8 * PS / st->rate;
-}
-
-/* A recirculation of `f` with the field list's values in the slots now. */
-static rjob_t *recirc_job(net_t *n, switch_t *s, frame_t *f) {
-    u64 *S = s->slots;
-    uint32_t count = 0;
-    const u64 *slots = field_list(s, S[s->rq + RQ_RECIRC_FL], &count);
-    rjob_t *r = malloc(sizeof *r + 16 * count);
-    if (!r) { n->status = E_MEMORY; return 0; }
-    r->in = f; r->itype = 4; r->npre = count;
-    for (uint32_t i = 0; i < count; i++) {
-        r->pre[2 * i] = slots[i]; r->pre[2 * i + 1] = S[slots[i]];
-    }
-    return r;
-}
 /* Back to ingress after the recirculation latency and the serialization at the port's (or its
    clone lane's) rate (Switch._recirculate). */
 static void recirculate(net_t *n, int si, job_t *j, rjob_t *r) {
     switch_t *s = n->sw[si];
-    int from_lane = s->lanes[j->port] && (j->itype == 1 || j->itype == 2);
+    int from_lane = s->tm.lanes[j->port] && (j->itype == IT_I2E || j->itype == IT_E2E);
     if (s->rpending >= INPUT_CAP) { s->stats[ST_RECIRC_FULL]++; unref(r->in); free(r); return; }
     s->rpending++; s->stats[ST_RECIRCULATIONS]++;
     if (from_lane) s->stats[ST_LANE_RECIRC]++;
-    port_t *st = from_lane ? s->lanes[j->port] : s->ports[j->port];
-    u64 wire = st && st->rate ? ceil_div(wire_ps(st, r->in->len), 1000) : 0;
+    port_t *st = from_lane ? s->tm.lanes[j->port] : s->tm.ports[j->port];
+    u64 wire = st && st->rate ? tm_ceil(wire_ps(st, r->in->len), 1000) : 0;
     push(n, n->now + s->rc_lat + wire, E_RECIRC, si, 0, r);
 }
 
 static void to_queue(net_t *n, int si, job_t *j) {
     switch_t *s = n->sw[si];
-    if (s->cl_lat && (j->itype == 1 || j->itype == 2))
+    if (s->cl_lat && (j->itype == IT_I2E || j->itype == IT_E2E))
         push(n, n->now + s->cl_lat, E_CLONE, si, 0, j);
-    else enqueue(n, si, j);
+    else tm_enqueue(&s->tm, j, n->now);
 }
 
 /* The egress pass of a dequeued job: the bytes put on the wire or looped back (0: none). */
-static uint32_t egress_pass(net_t *n, int si, job_t *j, u64 enq_depth, u64 deq_depth) {
-    switch_t *s = n->sw[si];
+static uint32_t tm_egress(tm_t *tm, job_t *j, u64 now, u64 enq_depth, u64 deq_depth) {
+    switch_t *s = tm->owner;
+    net_t *n = s->net;
+    int si = s->index;
+    pipe_t *p = &s->p;
     s->stats[ST_EGRESS]++;
-    uint32_t need = j->in->len + s->max_hdr;
+    uint32_t need = j->in->len + p->max_hdr;
     if (need > s->out_size) {
         uint8_t *o = realloc(s->out, need);
         if (!o) { n->status = E_MEMORY; return 0; }
         s->out = o; s->out_size = need;
     }
-    u64 now = n->now;
-    long len = s->egress(s->ctx, (const uint8_t *)j->state, j->in->d, j->in->len, j->port,
-                         j->itype, now / 1000, enq_depth, deq_depth, j->enq_ns / 1000,
-                         (now - j->enq_ns) / 1000, s->out);
-    job_t *made = 0;
-    if (s->slots[s->rq + RQ_CLONE]) clones(n, s, s->cslots, s->cslots, 2, j->in, &made);
-    u64 *rq = s->slots + s->rq;
-    int recirc = len >= 0 && rq[RQ_RECIRC];
-    if (len >= 0 && !recirc && rq[RQ_TRUNC] && rq[RQ_TRUNC_LEN] < (u64)len)
-        len = (long)rq[RQ_TRUNC_LEN];
+    job_t *made;
+    int recirc;
+    long len = egress_job(p, j, now, enq_depth, deq_depth, s->out, &made, &recirc);
     frame_t *f = len >= 0 ? frame_new(s->out, (uint32_t)len) : 0;
     if (len >= 0 && !f) n->status = E_MEMORY;
     /* the field list's values before a clone's pass overwrites the slots */
-    rjob_t *r = recirc && f ? recirc_job(n, s, f) : 0;
+    rjob_t *r = recirc && f ? recirc_job(p, f) : 0;
     for (job_t *c = made, *nx; c; c = nx) {   /* the clones first, as Switch._egress_pass */
         nx = c->next; c->next = 0;
         if (n->status) job_free(c); else to_queue(n, si, c);
@@ -418,70 +243,12 @@ static uint32_t egress_pass(net_t *n, int si, job_t *j, u64 enq_depth, u64 deq_d
     return (uint32_t)len;
 }
 
-static void serve(net_t *n, int si, port_t *st) {
-    switch_t *s = n->sw[si];
-    st->busy = 1;
-    for (int k = 0; k < SERVE_BATCH; k++) {
-        u64 now = n->now;
-        if (st->rate && st->tat_ps > now * 1000) {
-            wake(n, si, st, ceil_div(st->tat_ps, 1000)); st->busy = 0; return;
-        }
-        queue_t *q = 0;
-        for (int i = (int)s->nprio - 1; i >= 0; i--)
-            if (st->q[i].n && !st->q[i].paused) { q = &st->q[i]; break; }
-        if (!q) { st->busy = 0; return; }
-        job_t *j = q->head;
-        q->head = j->next; if (!q->head) q->tail = 0;
-        q->n--; st->queued--;
-        if (q->depth_bytes) q->bytes -= j->length;
-        if (s->cell) q->cells -= ceil_div(j->length, s->cell);
-        uint32_t sent = egress_pass(n, si, j, j->enq_depth, q->n);
-        if (st->rate && sent)
-            st->tat_ps = wire_start_ps(now, st->tat_ps, j->enq_ns) + wire_ps(st, sent);
-        job_free(j);
-        if (n->status) { st->busy = 0; return; }
-    }
-    st->busy = 0;
-    wake(n, si, st, n->now);
-}
-
-static void enqueue(net_t *n, int si, job_t *j) {
-    switch_t *s = n->sw[si];
-    if (j->prio >= s->nprio) { s->stats[ST_BAD_PRIO]++; job_free(j); return; }
-    port_t *st = tm_port(s, j->port);
-    if (!st) { n->status = E_MEMORY; job_free(j); return; }
-    if ((j->itype == 1 || j->itype == 2) && s->lanes[j->port]) st = s->lanes[j->port];
-    queue_t *q = &st->q[j->prio];
-    if (!(st->queued || st->busy || st->rate || q->paused)) {   /* idle, unshaped: at once */
-        if (!q->depth) { s->stats[ST_QUEUE_FULL]++; job_free(j); return; }
-        j->enq_ns = n->now;
-        st->busy = 1;
-        egress_pass(n, si, j, 0, 0);
-        st->busy = 0;
-        job_free(j);
-        if (st->queued && !n->status) serve(n, si, st);
-        return;
-    }
-    if (q->n >= q->depth || (q->depth_bytes && q->bytes + j->length > q->depth_bytes)) {
-        s->stats[ST_QUEUE_FULL]++; job_free(j); return;
-    }
-    if (q->depth_bytes) q->bytes += j->length;
-    if (s->cell) {
-        q->cells += ceil_div(j->length, s->cell);
-        if (q->cells > q->peak) q->peak = q->cells;
-    }
-    j->enq_ns = n->now; j->enq_depth = q->n; j->next = 0;
-    if (q->tail) q->tail->next = j; else q->head = j;
-    q->tail = j; q->n++; st->queued++;
-    if (!st->busy) serve(n, si, st);
-}
-
 /* An ingress pass (new: a frame from a port; else a recirculated job), its jobs after the
    ingress latency. */
 static void ingress(net_t *n, int si, long spec, frame_t *f, int fresh) {
     switch_t *s = n->sw[si];
     int drops;
-    job_t *jobs = ingress_jobs(n, s, spec, f, &drops);
+    job_t *jobs = ingress_jobs(&s->p, spec, f, &drops, 0);
     if (drops) s->stats[ST_IN_DROP]++;
     unref(f);
     push(n, n->now + s->in_lat, E_AFTER_INGRESS, si, fresh, jobs);
@@ -492,15 +259,15 @@ static void switch_receive(net_t *n, int si, uint32_t port, frame_t *f) {
     if (s->pending >= INPUT_CAP) { s->stats[ST_INPUT_FULL]++; unref(f); return; }
     s->pending++;
     s->stats[ST_INGRESS]++;
-    ingress(n, si, s->ingress(s->ctx, port, f->d, f->len, n->now / 1000), f, 1);
+    ingress(n, si, s->p.ingress(s->p.ctx, port, f->d, f->len, n->now / 1000), f, 1);
 }
 
 static void recirc_ingress(net_t *n, int si, rjob_t *r) {
     switch_t *s = n->sw[si];
     s->rpending--;
     s->stats[ST_RECIRC]++;
-    long spec = s->ingress_job(s->ctx, r->in->d, r->in->len, n->now / 1000, r->itype, r->pre,
-                               r->npre);
+    long spec = s->p.ingress_job(s->p.ctx, r->in->d, r->in->len, n->now / 1000, r->itype,
+                                 r->pre, r->npre);
     frame_t *f = r->in;
     free(r);
     ingress(n, si, spec, f, 0);
@@ -541,7 +308,7 @@ static void source_schedule(net_t *n) {
         double u = mt_random(&g->rng) * g->cum[g->nsizes - 1];
         while (g->cur < g->nsizes - 1 && !(u < g->cum[g->cur])) g->cur++;
     }
-    u64 at = ceil_div(g->next_ps, 1000);
+    u64 at = tm_ceil(g->next_ps, 1000);
     g->next_ps += g->period_ps ? g->period_ps
                                : (g->lens[g->cur] + g->framing) * 8 * PS / g->rate;
     push(n, at, E_EMIT, 0, 0, 0);
@@ -728,14 +495,14 @@ static void release(net_t *n) {
     u64 now = n->now;
     while (x->en_head < x->entered.n && (long long)x->entered.v[x->en_head]
            <= (long long)now - (long long)x->ingress_ns) x->en_head++;
-    port_t *st = n->sw[x->s1]->ports[x->link_port];
+    port_t *st = n->sw[x->s1]->tm.ports[x->link_port];
     while (x->bl_head < x->backlog.n
            && (x->entered.n - x->en_head) + (st ? st->q[x->prio].n : 0) < x->keep) {
         frame_t *f = (frame_t *)(uintptr_t)x->backlog.v[x->bl_head++];
         x->bytes -= f->len;
         if (vec_add(&x->entered, now)) { n->status = E_MEMORY; unref(f); return; }
         switch_receive(n, x->s1, x->host_port, f);
-        st = n->sw[x->s1]->ports[x->link_port];
+        st = n->sw[x->s1]->tm.ports[x->link_port];
     }
 }
 static void offer(net_t *n, frame_t *f) {
@@ -752,11 +519,11 @@ static void offer(net_t *n, frame_t *f) {
 static void after_backward(net_t *n, int di) {
     struct stress *x = n->ss;
     if (di != x->bwd) return;
-    port_t *st = tm_port(n->sw[x->s1], x->link_port);
+    port_t *st = tm_port(&n->sw[x->s1]->tm, x->link_port);
     if (!st) { n->status = E_MEMORY; return; }
     int paused = x->paused[x->link_port] != 0;
     st->q[x->prio].paused = paused;
-    if (!paused && !st->busy) serve(n, x->s1, st);
+    if (!paused && !st->busy) tm_serve(&n->sw[x->s1]->tm, st, n->now);
     release(n);
 }
 
@@ -775,8 +542,8 @@ static void mark(net_t *n, int which) {
 static void reset_watermarks(switch_t *s) {
     for (int p = 0; p < MAXPORT; p++)
         for (int k = 0; k < 2; k++) {
-            port_t *st = k ? s->lanes[p] : s->ports[p];
-            if (st) for (int q = 0; q < MAXPRIO; q++) st->q[q].peak = st->q[q].cells;
+            port_t *st = k ? s->tm.lanes[p] : s->tm.ports[p];
+            if (st) for (int q = 0; q < TM_PRIOS; q++) st->q[q].peak = st->q[q].cells;
         }
 }
 static void tick(net_t *n) {
@@ -786,8 +553,8 @@ static void tick(net_t *n) {
         reset_watermarks(n->sw[x->s1]); reset_watermarks(n->sw[x->s2]);
     }
     if (t >= x->start && !x->marked[2]) {
-        port_t *a = n->sw[x->s1]->ports[x->recirc], *b = n->sw[x->s2]->ports[x->recirc];
-        u64 cell = n->sw[x->s1]->cell;
+        port_t *a = n->sw[x->s1]->tm.ports[x->recirc], *b = n->sw[x->s2]->tm.ports[x->recirc];
+        u64 cell = n->sw[x->s1]->tm.cell;
         if (vec_add(&x->samples, t) || vec_add(&x->samples, a ? a->q[0].cells * cell : 0)
             || vec_add(&x->samples, b ? b->q[0].cells * cell : 0)) n->status = E_MEMORY;
     }
@@ -820,57 +587,45 @@ int ns_switch(net_t *n, void *ctx, void **fns, u64 *slots, u64 *cslots, uint32_t
               uint32_t nprio, const u64 *lat, const u64 *sessions, uint32_t nsessions,
               const u64 *fls, uint32_t nfls, uint32_t flwords, const uint32_t *hdr,
               uint32_t nhdr) {
-    if (n->nsw == 8 || nprio < 1 || nprio > MAXPRIO) return -1;
+    if (n->nsw == 8 || nprio < 1 || nprio > TM_PRIOS) return -1;
     switch_t *s = calloc(1, sizeof *s);
     if (!s) return -1;
     n->sw[n->nsw] = s;
-    s->ctx = ctx; s->ingress = (ingress_fn)fns[0]; s->egress = (egress_fn)fns[1];
-    s->save = (save_fn)fns[2]; s->ingress_job = (ingress_job_fn)fns[3];
-    s->parse = (parse_fn)fns[4];
-    s->slots = slots; s->cslots = cslots; s->words = words; s->live = live; s->rq = rq;
-    memcpy(s->sm, sm, sizeof s->sm); s->drop_port = drop_port;
-    s->max_hdr = max_hdr; s->nprio = nprio;
+    s->net = n; s->index = n->nsw;
+    tm_init(&s->tm, nprio, &n->status, &s->stats[ST_QUEUE_FULL], &s->stats[ST_BAD_PRIO]);
+    s->tm.owner = s;
     s->in_lat = lat[0]; s->eg_lat = lat[1]; s->rc_lat = lat[2]; s->cl_lat = lat[3];
     for (int i = 0; i < MAXPORT; i++) s->tx[i] = -1;
-    s->sessions = malloc(24 * (nsessions + 1)); s->fls = malloc(8 * (flwords + 1));
-    s->hdr = malloc(4 * (nhdr + 1)); s->tmp = malloc(8 * words);
     n->nsw++;
-    if (!s->sessions || !s->fls || !s->hdr || !s->tmp) return -1;
-    memcpy(s->sessions, sessions, 24 * nsessions); s->nsessions = nsessions;
-    memcpy(s->fls, fls, 8 * flwords); s->nfls = nfls;
-    memcpy(s->hdr, hdr, 4 * nhdr); s->nhdr = nhdr;
+    if (pipe_init(&s->p, ctx, fns, slots, cslots, words, live, rq, sm, drop_port, max_hdr, fls,
+                  nfls, flwords, hdr, nhdr, &n->status)
+        || set_triples(&s->p.sessions, &s->p.nsessions, sessions, nsessions)) return -1;
     return n->nsw - 1;
 }
 
 /* One queue of a port (lane: of its clone lane): depth in packets and bytes (0: none). */
 int ns_queue(net_t *n, int sw, int port, int lane, uint32_t prio, uint32_t depth, u64 bytes) {
-    if (sw >= n->nsw || port < 0 || port >= MAXPORT || prio >= MAXPRIO) return -1;
-    switch_t *s = n->sw[sw];
-    port_t **at = lane ? &s->lanes[port] : &s->ports[port];
-    if (!*at) *at = new_port(64);
-    if (!*at) return -1;
-    (*at)->q[prio].depth = depth; (*at)->q[prio].depth_bytes = bytes;
+    if (sw >= n->nsw || port < 0 || port >= MAXPORT || prio >= TM_PRIOS) return -1;
+    tm_t *tm = &n->sw[sw]->tm;
+    port_t *st = lane ? tm_lane(tm, (uint32_t)port) : tm_port(tm, (uint32_t)port);
+    if (!st) return -1;
+    st->q[prio].depth = depth; st->q[prio].depth_bytes = bytes;
     return 0;
 }
 /* A port's (or clone lane's) bit rate (0: unlimited), framing and minimum frame. */
 int ns_port_rate(net_t *n, int sw, int port, int lane, u64 rate, u64 framing, u64 min_frame) {
     if (sw >= n->nsw || port < 0 || port >= MAXPORT) return -1;
-    switch_t *s = n->sw[sw];
-    port_t **at = lane ? &s->lanes[port] : &s->ports[port];
-    if (!*at) *at = new_port(64);
-    if (!*at) return -1;
-    (*at)->rate = rate; (*at)->framing = framing; (*at)->min_frame = min_frame;
+    tm_t *tm = &n->sw[sw]->tm;
+    port_t *st = lane ? tm_lane(tm, (uint32_t)port) : tm_port(tm, (uint32_t)port);
+    if (!st) return -1;
+    tm_set_rate(st, rate, 0, framing, min_frame);
     return 0;
 }
-void ns_cells(net_t *n, int sw, u64 cell) { n->sw[sw]->cell = cell; }
+void ns_cells(net_t *n, int sw, u64 cell) { n->sw[sw]->tm.cell = cell; }
 /* The multicast groups as (group, rid, port) triples. */
 int ns_mcast(net_t *n, int sw, const u64 *triples, uint32_t count) {
-    switch_t *s = n->sw[sw];
-    free(s->mcast);
-    s->mcast = malloc(24 * (count + 1));
-    if (!s->mcast) return -1;
-    memcpy(s->mcast, triples, 24 * count); s->nmcast = count;
-    return 0;
+    pipe_t *p = &n->sw[sw]->p;
+    return set_triples(&p->mcast, &p->nmcast, triples, count);
 }
 
 /* The stress test's harness on this network (after ns_source: its events come next, as
@@ -950,7 +705,7 @@ u64 ns_stress_holes(net_t *n, int64_t *out, u64 room) {
 }
 /* (cells now, watermark) of a queue of a port's own. */
 void ns_queue_cells(net_t *n, int sw, int port, uint32_t prio, u64 *out) {
-    port_t *st = n->sw[sw]->ports[port];
+    port_t *st = n->sw[sw]->tm.ports[port];
     out[0] = st ? st->q[prio].cells : 0; out[1] = st ? st->q[prio].peak : 0;
 }
 
@@ -1022,10 +777,12 @@ int ns_run(net_t *n, u64 until_ns) {
         case E_AFTER_INGRESS: after_ingress(n, e.a, e.p, e.b); break;
         case E_WAKE: {
             port_t *st = e.p;
-            if (st->waking && st->wake_at == e.t) { st->waking = 0; serve(n, e.a, st); }
+            tm_woken(&n->sw[e.a]->tm, st, e.t);
             break;
         }
-        case E_CLONE: if (n->status) job_free(e.p); else enqueue(n, e.a, e.p); break;
+        case E_CLONE:
+            if (n->status) job_free(e.p); else tm_enqueue(&n->sw[e.a]->tm, e.p, n->now);
+            break;
         case E_RECIRC: recirc_ingress(n, e.a, e.p); break;
         case E_TICK: tick(n); break;
         case E_MARK: mark(n, e.a); break;
@@ -1059,12 +816,6 @@ void ns_host_stats(net_t *n, int h, u64 *out) {
 u64 *ns_host_log(net_t *n, int h) { return n->host[h]->log; }
 uint8_t *ns_host_seen(net_t *n, int h) { return n->host[h]->seen; }
 
-static void free_port(port_t *st) {
-    if (!st) return;
-    for (int q = 0; q < MAXPRIO; q++)
-        for (job_t *j = st->q[q].head, *nx; j; j = nx) { nx = j->next; job_free(j); }
-    free(st);
-}
 void ns_free(net_t *n) {
     for (u64 i = 0; i < n->nheap; i++) {
         ev_t *e = &n->heap[i];
@@ -1076,8 +827,7 @@ void ns_free(net_t *n) {
     free(n->heap);
     for (int i = 0; i < n->nsw; i++) {
         switch_t *s = n->sw[i];
-        for (int p = 0; p < MAXPORT; p++) { free_port(s->ports[p]); free_port(s->lanes[p]); }
-        free(s->sessions); free(s->fls); free(s->mcast); free(s->hdr); free(s->tmp);
+        tm_free(&s->tm); pipe_free(&s->p);
         free(s->out); free(s);
     }
     for (int i = 0; i < n->nhost; i++) { free(n->host[i]->seen); free(n->host[i]->log);
@@ -1096,3 +846,4 @@ void ns_free(net_t *n) {
     free(n);
 }
 """
+SOURCE = _SOURCE.replace("JOBS_AND_TM", JOBS + TM)

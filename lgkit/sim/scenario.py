@@ -107,7 +107,8 @@ class ScenarioConfig:
     """Queue rate of the loop port in packets/s (0: no loop port; Tx copies loop through the
     recirculation port, as on Tofino)."""
     engine: str | None = None
-    """The switches' engine, "python" or "native" (None: LGKIT_ENGINE, as Pipeline.load)."""
+    """The switches' engine, "python" or "native" (None: LGKIT_ENGINE, else native, as
+    Pipeline.load)."""
 
 
 @dataclass

@@ -65,7 +65,8 @@ class StressSpec:
     ack_timeout_us: int | None = None
     """ackNoTimeout (None: the paper's value for the link speed)."""
     engine: str | None = None
-    """The switches' engine (None: LGKIT_ENGINE); the native event loop needs "native"."""
+    """The switches' engine (None: LGKIT_ENGINE, else native: Pipeline.load); the native event
+    loop needs native."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -7,7 +7,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from lgkit.sim.native_loop import NativeLoopError
 from lgkit.sim.native_stress import run_stress_native
 from lgkit.sim.stress import StressResult, StressSpec, percentiles_us, run_stress
 from lgkit.sw.atomic_file import write_atomic
-from lgkit.sw.exec.pipeline import ENGINE_ENV
+from lgkit.sw.exec.pipeline import chosen_engine
 
 RATES = (25.0, 100.0)
 LOSSES = (1e-5, 1e-4, 1e-3)
@@ -137,9 +136,9 @@ def summarize(result: StressResult) -> dict[str, Any]:
 
 def run_point(spec: StressSpec) -> dict[str, Any]:
     """Run one point in this process (what each worker does): on the native event loop when
-    the switches' engine is native (`spec.engine`, else LGKIT_ENGINE) and the loop models the
-    point (the same result, ~25x faster), else on the Python simulator."""
-    if (spec.engine or os.environ.get(ENGINE_ENV)) == "native":
+    the switches' engine is native (`spec.engine`, else LGKIT_ENGINE, else the default) and the
+    loop models the point (the same result, ~25x faster), else on the Python simulator."""
+    if chosen_engine(spec.engine) == "native":
         try:
             return summarize(run_stress_native(spec))
         except NativeLoopError:

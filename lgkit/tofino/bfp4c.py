@@ -1,4 +1,4 @@
-"""Run bf-p4c on a TNA program and read the resources it used from its reports."""
+"""Run bf-p4c on a TNA (or T2NA) program and read the resources it used from its reports."""
 
 from __future__ import annotations
 
@@ -8,11 +8,30 @@ import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+
+@dataclass(frozen=True)
+class Chip:
+    """One bf-p4c target: its architecture and what one pipe has (the shares are of these)."""
+
+    target: str
+    arch: str
+    stages: int
+    totals: dict[str, int]       # mau.resources.log column -> blocks / ALUs of the pipe
+    phv_classes: tuple[str, ...]  # metrics.json PHV classes the MAU reads and writes
+    phv_bits: int
+
+
 # Tofino 1: 12 MAU stages, each with 80 SRAM blocks, 24 TCAM blocks and 4 stateful (meter) ALUs;
-# the normal PHV holds 64 x 8 + 96 x 16 + 64 x 32 = 4096 bits.
-STAGES = 12
-CHIP = {"SRAM": STAGES * 80, "TCAM": STAGES * 24, "Meter ALU": STAGES * 4}
-PHV_BITS = 4096
+# the normal PHV holds 64 x 8 + 96 x 16 + 64 x 32 = 4096 bits (the tagalong PHV, which the MAU
+# cannot read, is not counted).
+TOFINO = Chip("tofino", "tna", 12, {"SRAM": 12 * 80, "TCAM": 12 * 24, "Meter ALU": 12 * 4},
+              ("normal",), 4096)
+# Tofino 2: 20 stages with the same blocks per stage (bf-p4c's percentages of the stages used
+# say so); the MAU reads the normal (3072 bits) and mocha (1024) PHV, not the dark (1024), which
+# is counted no more than Tofino 1's tagalong (bf-p4c's phv_allocation_summary totals).
+TOFINO2 = Chip("tofino2", "t2na", 20, {"SRAM": 20 * 80, "TCAM": 20 * 24, "Meter ALU": 20 * 4},
+               ("normal", "mocha"), 4096)
+CHIPS = {chip.target: chip for chip in (TOFINO, TOFINO2)}
 
 
 class CompileError(Exception):
@@ -42,15 +61,15 @@ def find() -> str | None:
     return shutil.which("bf-p4c")
 
 
-def compile_tna(program: Path, out: Path, bf_p4c: str) -> Resources:
-    """Compile `program` for Tofino (TNA) into `out` and read its resource reports."""
-    cmd = [bf_p4c, "--std", "p4-16", "--target", "tofino", "--arch", "tna", "-g",
+def compile_tna(program: Path, out: Path, bf_p4c: str, chip: Chip = TOFINO) -> Resources:
+    """Compile `program` for `chip` (TNA or T2NA) into `out` and read its resource reports."""
+    cmd = [bf_p4c, "--std", "p4-16", "--target", chip.target, "--arch", chip.arch, "-g",
            "-o", str(out), str(program)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=program.parent, check=False)
     if proc.returncode != 0:
         errors = [line for line in (proc.stdout + proc.stderr).splitlines() if "error" in line]
         raise CompileError("; ".join(errors[:3]) or f"bf-p4c exited {proc.returncode}")
-    return read_reports(out / "pipe" / "logs")
+    return read_reports(out / "pipe" / "logs", chip)
 
 
 def _table_rows(text: str) -> dict[str, list[str]]:
@@ -70,8 +89,9 @@ def _table_rows(text: str) -> dict[str, list[str]]:
     return rows
 
 
-def read_reports(logs: Path) -> Resources:
-    """Resources from bf-p4c's mau.resources.log (MAU) and metrics.json (PHV)."""
+def read_reports(logs: Path, chip: Chip = TOFINO) -> Resources:
+    """Resources from bf-p4c's mau.resources.log (MAU) and metrics.json (PHV), as shares of
+    `chip`."""
     text = (logs / "mau.resources.log").read_text(encoding="utf-8")
     rows = _table_rows(text)
     header = rows["header"]
@@ -80,12 +100,13 @@ def read_reports(logs: Path) -> Resources:
                    if label.isdigit() and any(c not in ("", "0") for c in cells[1:])]
     totals = rows["Totals"]
     metrics = json.loads((logs / "metrics.json").read_text(encoding="utf-8"))
-    phv_bits = sum(c["bits_occupied"] for c in metrics["phv"]["normal"])
+    phv_bits = sum(c["bits_occupied"] for kind in chip.phv_classes
+                   for c in metrics["phv"].get(kind, []))
 
     def pair(name: str) -> tuple[int, float]:
         # (The log's Average row is over the stages used, not the chip: not used here.)
         used = int(totals[col[name]])
-        return used, round(100.0 * used / CHIP[name], 2)
+        return used, round(100.0 * used / chip.totals[name], 2)
 
     sram, sram_pct = pair("SRAM")
     tcam, tcam_pct = pair("TCAM")
@@ -93,7 +114,7 @@ def read_reports(logs: Path) -> Resources:
     return Resources(stages=1 + max((int(s) for s in stages_used), default=-1), sram=sram,
                      sram_pct=sram_pct, tcam=tcam, tcam_pct=tcam_pct, salu=salu,
                      salu_pct=salu_pct, phv_bits=phv_bits,
-                     phv_pct=round(100.0 * phv_bits / PHV_BITS, 2))
+                     phv_pct=round(100.0 * phv_bits / chip.phv_bits, 2))
 
 
 def over_budget(used: Resources, budget: dict[str, float]) -> list[str]:

@@ -15,7 +15,9 @@ from lgkit.tofino import bfp4c, scenarios
 
 REPO = Path(__file__).resolve().parents[2]
 OURS = REPO / "p4" / "tofino" / "linkguardian.p4"
-BUDGET = REPO / "p4" / "tofino" / "budget.json"
+# The committed budget of each target (bf-p4c's --target).
+BUDGETS = {"tofino": REPO / "p4" / "tofino" / "budget.json",
+           "tofino2": REPO / "p4" / "tofino" / "budget-tofino2.json"}
 # The authors' Tofino programs (MIT), compiled the same way when their directory is given.
 AUTHORS_ENV = "LGKIT_AUTHORS_TOFINO"
 AUTHORS = ("switch_impl/system_impl/sender/sender.p4",
@@ -50,13 +52,19 @@ def _row(name: str, r: bfp4c.Resources) -> str:
             f"{r.phv_pct:>5.1f}%")
 
 
-HEADER = (f"{'program (tofino, tna)':<26} {'stages':>6} {'SRAM':>5} {'':>7} {'TCAM':>5} "
+HEADER = (f"{'program (target)':<26} {'stages':>6} {'SRAM':>5} {'':>7} {'TCAM':>5} "
           f"{'':>6} {'SALU':>5} {'':>7} {'PHV b':>5} {'':>6}")
 
 
-def _compile(program: Path, bf_p4c: str) -> bfp4c.Resources:
+def _compile(program: Path, bf_p4c: str, chip: bfp4c.Chip) -> bfp4c.Resources:
     with tempfile.TemporaryDirectory(prefix="lgkit-bfp4c-") as out:
-        return bfp4c.compile_tna(program, Path(out), bf_p4c)
+        return bfp4c.compile_tna(program, Path(out), bf_p4c, chip)
+
+
+def _shares(chip: bfp4c.Chip) -> str:
+    return (f"shares of a {chip.target} pipe: {chip.stages} stages, {chip.totals['SRAM']} SRAM "
+            f"blocks, {chip.totals['TCAM']} TCAM blocks, {chip.totals['Meter ALU']} stateful "
+            f"ALUs, {chip.phv_bits} PHV bits ({' + '.join(chip.phv_classes)})")
 
 
 def cmd_resources(args: argparse.Namespace) -> int:
@@ -66,40 +74,43 @@ def cmd_resources(args: argparse.Namespace) -> int:
     bf_p4c = _compiler()
     if bf_p4c is None:
         return 1
-    programs = [("lgkit p4/tofino", OURS)]
+    chips = [bfp4c.TOFINO] + ([bfp4c.CHIPS[args.target]] if args.target != "tofino" else [])
+    programs = [(f"lgkit p4/tofino ({chip.target})", OURS, chip) for chip in chips]
     if authors:
-        programs += [(f"authors {Path(p).name}", Path(authors, p)) for p in AUTHORS]
+        programs += [(f"authors {Path(p).name}", Path(authors, p), bfp4c.TOFINO)
+                     for p in AUTHORS]
     print(HEADER)
-    for name, program in programs:
+    for name, program, chip in programs:
         try:
-            print(_row(name, _compile(program, bf_p4c)), flush=True)
+            print(_row(name, _compile(program, bf_p4c, chip)), flush=True)
         except bfp4c.CompileError as exc:
             print(f"{name:<26} did not compile: {exc}")
     if not authors:
         print(f"authors' programs: not compiled (give --authors DIR or ${AUTHORS_ENV})")
     print(f"{'paper (256 ports)':<26} {'':>6} {'':>5} {PAPER['sram_pct']:>6.1f}% {'':>5} "
           f"{'':>6} {'':>5} {PAPER['salu_pct']:>6.1f}%")
-    print(f"shares of a Tofino 1 pipe: {bfp4c.CHIP['SRAM']} SRAM blocks, {bfp4c.CHIP['TCAM']} "
-          f"TCAM blocks, {bfp4c.CHIP['Meter ALU']} stateful ALUs, {bfp4c.PHV_BITS} PHV bits")
+    for chip in chips:
+        print(_shares(chip))
     return 0
 
 
-def _resources_check(program: Path, budget_path: Path, budget: dict[str, float]
-                     ) -> bool | None:
+def _resources_check(program: Path, chip: bfp4c.Chip, budget_path: Path,
+                     budget: dict[str, float]) -> bool | None:
     """Compile with bf-p4c and check the resources (None: bf-p4c is absent, nothing compiled)."""
+    target = f"{chip.target} ({chip.arch})"
     bf_p4c = bfp4c.find()
     if bf_p4c is None:
-        print("skipped: compile for tofino (tna) and resources: bf-p4c not on PATH")
+        print(f"skipped: compile for {target} and resources: bf-p4c not on PATH")
         return None
     try:
-        used = _compile(program.resolve(), bf_p4c)
+        used = _compile(program.resolve(), bf_p4c, chip)
     except bfp4c.CompileError as exc:
-        print(f"checked: compile for tofino (tna) with bf-p4c: FAILED: {exc}")
+        print(f"checked: compile for {target} with bf-p4c: FAILED: {exc}")
         return False
     over = bfp4c.over_budget(used, budget)
-    print("checked: compiles for tofino (tna) with bf-p4c: ok")
+    print(f"checked: compiles for {target} with bf-p4c: ok")
     print(HEADER)
-    print(_row(program.name, used))
+    print(_row(f"{program.name} ({chip.target})", used))
     verdict = "ok" if not over else "OVER: " + ", ".join(over)
     print(f"checked: resources against {budget_path.name}: {verdict}", flush=True)
     return not over
@@ -137,16 +148,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     program = Path(args.program)
     if not program.is_file():
         return _error(f"{program}: no such file")
-    budget_path = Path(args.budget) if args.budget else BUDGET
+    chip = bfp4c.CHIPS[args.target]
+    budget_path = Path(args.budget) if args.budget else BUDGETS[chip.target]
     try:
         budget = json.loads(budget_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return _error(f"{budget_path}: not a readable JSON budget ({exc})")
-    compiled_ok = _resources_check(program, budget_path, budget)
+    compiled_ok = _resources_check(program, chip, budget_path, budget)
     try:
         stf_ok = _stf_check(program, args.stf)
     except CheckError as exc:
         return _error(str(exc))
+    if chip is not bfp4c.TOFINO:
+        print(f"not checked: the STF scenarios on {chip.target}: the TNA model ran the program "
+              "as bf-p4c --target tofino sees it (it has no t2na)")
     for item in NOT_CHECKED:
         print(f"not checked: {item}")
     return 0 if stf_ok and compiled_ok is not False else 1
@@ -157,6 +172,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = parser.add_subparsers(dest="tofino_command", metavar="SUBCOMMAND", required=True)
     res = sub.add_parser("resources", help="ours beside the authors' programs and the paper")
     res.add_argument("--authors", help=f"the authors' linkguardian-tofino tree (or ${AUTHORS_ENV})")
+    res.add_argument("--target", choices=sorted(bfp4c.CHIPS), default="tofino",
+                     help="tofino2: ours compiled for Tofino 2 (t2na) too, beside tofino's")
     res.set_defaults(func=cmd_resources)
     check = sub.add_parser(
         "check", help="compile PROG.p4 (resources), run its STF scenarios on the TNA model",
@@ -164,7 +181,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "when bf-p4c is on PATH; every STF scenario not skipped); 1: a failure or "
                     "bad input.")
     check.add_argument("program", metavar="PROG.p4")
-    check.add_argument("--budget", help="budget JSON (default p4/tofino/budget.json)")
+    check.add_argument("--target", choices=sorted(bfp4c.CHIPS), default="tofino",
+                       help="bf-p4c target (tofino: tna, tofino2: t2na; the STF scenarios run "
+                            "on the TNA model either way)")
+    check.add_argument("--budget", help="budget JSON (default p4/tofino/budget.json, for "
+                                        "tofino2 p4/tofino/budget-tofino2.json)")
     check.add_argument("--stf", nargs="+", metavar="DIR|FILE",
                        help="STF scenarios (default tests/lg_stf, through PROG.stf.json)")
     check.set_defaults(func=cmd_check)

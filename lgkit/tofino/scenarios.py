@@ -15,6 +15,11 @@ file beside it (PROG.stf.json), which names what the scenarios' names are in tha
   "value_sets" parser value set -> its members (the control plane's set-up; STF has no command)
   "port_session_max_len"  the max_pkt_len the control plane gives each port session (the
                `port_session` of the scenario's lg_set_port entries; STF cannot say it)
+  "port_session_queue"  the lg_set_global parameter whose value the control plane gives each
+               port session as the queue of its copies
+  "pfc_session_offset"  the program's second session of a port (PFC frames) is port_session
+               + this: the scenario's `mirroring_add` of a port session gets a twin, cut the
+               same way, in queue 0
 
 A behaviour that truly differs is written in the scenario, in one place, with its reason:
   `#! TAG: STATEMENT`           a statement only for the program tagged TAG (a comment elsewhere)
@@ -64,6 +69,8 @@ class Binding:
     counters: dict[str, Any] = field(default_factory=dict)
     value_sets: dict[str, list[int]] = field(default_factory=dict)
     port_session_max_len: int = 0
+    port_session_queue: str = ""
+    pfc_session_offset: int = 0
 
 
 REFERENCE = Binding(tag="v1model")  # the scenarios' own names: nothing to rename
@@ -84,7 +91,9 @@ def load_binding(program: Path) -> Binding:
             tag=str(raw["tag"]), tables=raw.get("tables", {}), actions=raw.get("actions", {}),
             registers=raw.get("registers", {}), counters=raw.get("counters", {}),
             value_sets={k: [int(v) for v in vs] for k, vs in raw.get("value_sets", {}).items()},
-            port_session_max_len=int(raw.get("port_session_max_len", 0)))
+            port_session_max_len=int(raw.get("port_session_max_len", 0)),
+            port_session_queue=str(raw.get("port_session_queue", "")),
+            pfc_session_offset=int(raw.get("pfc_session_offset", 0)))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise BindingError(f"{path}: not a scenario binding ({exc})") from None
 
@@ -98,6 +107,7 @@ class Scenario:
     notes: list[str]
     skipped: str | None = None
     mirror_max_len: dict[int, int] = field(default_factory=dict)
+    mirror_queue: dict[int, int] = field(default_factory=dict)
 
 
 def select_lines(text: str, tag: str) -> tuple[str, str | None]:
@@ -131,9 +141,29 @@ def bind_scenario(path: Path, binding: Binding) -> Scenario:
     bound = [b for s in stmts if (b := bind_stmt(s, binding, notes)) is not None]
     sessions = {int(v, 0) for s in stmts if isinstance(s, AddStmt)
                 for k, v in s.args if k == "port_session"} - {0}
-    truncated = dict.fromkeys(sessions, binding.port_session_max_len)
-    return Scenario(path, bound, notes, skipped,
-                    truncated if binding.port_session_max_len else {})
+    offset = binding.pfc_session_offset
+    if offset:
+        bound = [t for s in bound for t in _with_pfc_twin(s, sessions, offset)]
+    cut = binding.port_session_max_len
+    truncated = {x: cut for s in sessions for x in {s, s + offset}} if cut else {}
+    queue = binding.port_session_queue
+    queues = dict.fromkeys(sessions, _global_arg(stmts, queue)) if queue else {}
+    return Scenario(path, bound, notes, skipped, truncated, queues)
+
+
+def _with_pfc_twin(stmt: Stmt, sessions: set[int], offset: int) -> list[Stmt]:
+    """`stmt`, and after a port session's `mirroring_add` its PFC session's (id + offset)."""
+    if not (isinstance(stmt, CommandStmt) and stmt.keyword == "mirroring_add"
+            and int(stmt.words[0], 0) in sessions):
+        return [stmt]
+    return [stmt, replace(stmt, words=[str(int(stmt.words[0], 0) + offset), *stmt.words[1:]])]
+
+
+def _global_arg(stmts: list[Stmt], name: str) -> int:
+    """The value of lg_set_global's argument `name` in the scenario (0 when it has none)."""
+    values = [int(v, 0) for s in stmts if isinstance(s, SetDefaultStmt)
+              and s.action.endswith("lg_set_global") for k, v in s.args if k == name]
+    return values[0] if values else 0
 
 
 def _dropped(entry: Any, what: str, notes: list[str]) -> bool:
@@ -231,6 +261,7 @@ def prepare(pipeline: Pipeline, binding: Binding, scenario: Scenario) -> None:
     for name, members in binding.value_sets.items():
         pipeline.value_sets[name].set_members([[Exact(m)] for m in members])
     pipeline.mirror_max_len.update(scenario.mirror_max_len)
+    pipeline.mirror_queue.update(scenario.mirror_queue)
 
 
 def run_scenario(compiled: Any, scenario: Scenario, binding: Binding) -> StfResult:

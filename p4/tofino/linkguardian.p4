@@ -3,7 +3,11 @@
  * RegisterAction state, mirror sessions for notifications and copies, a recirculation port for
  * the Tx and reordering buffers, packet-generator timers for dummies and explicit ACKs, PFC. */
 #include <core.p4>
+#if __TARGET_TOFINO__ == 2
+#include <t2na.p4>
+#else
 #include <tna.p4>
+#endif
 
 #include "include/headers.p4"
 #include "include/parser.p4"

@@ -38,11 +38,15 @@ def test_switch_ports_lie_below_the_ephemeral_range() -> None:
     assert max(grpc | thrift) < low and not grpc & thrift
 
 
-def test_p4_targets_start_with_the_same_options() -> None:
+def test_p4_targets_start_with_the_same_options(monkeypatch) -> None:
     ports = [(1, "lgs1-eth1"), (2, "lgs1-eth2")]
+    monkeypatch.delenv("LGKIT_ENGINE", raising=False)
     builtin = TARGETS["builtin"].switch_argv(ports, 3, 3, False, None)
-    assert builtin[1:4] == ["-m", "lgkit.cli", "switch"]
-    assert builtin[4:] == ["-i", "1@lgs1-eth1", "-i", "2@lgs1-eth2", "--device-id", "3",
+    assert builtin[1:6] == ["-m", "lgkit.cli", "switch", "--engine", "native"]
+    monkeypatch.setenv("LGKIT_ENGINE", "python")  # names another engine
+    assert TARGETS["builtin"].switch_argv(ports, 3, 3, False, None)[4:6] == ["--engine",
+                                                                             "python"]
+    assert builtin[6:] == ["-i", "1@lgs1-eth1", "-i", "2@lgs1-eth2", "--device-id", "3",
                            "--no-p4", "--grpc-server-addr", "127.0.0.1:9562", "--cpu-port",
                            "510", "--priority-queues", "3"]
     if shutil.which("simple_switch_grpc") is None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_p4rt_support import DEVICE_ID, RunningSwitch, compile_program
 
 from lgkit.control.linkguardian import (
+    LGLayout,
     LGParams,
     ProtectedLink,
     apply_ops,
@@ -18,15 +20,23 @@ from lgkit.control.linkguardian import (
 )
 from lgkit.control.session import P4RuntimeSession
 from lgkit.control.tna_setup import (
+    HOLE_SEQS,
+    HOLES,
     MAX_HOLES,
     NOTIFY_MAX_PKT_LEN,
+    PFC_SESSION_OFFSET,
     RECEIVER_STATE,
+    SEEN,
+    SEEN_SEQS,
     SENDER_STATE,
     TNA_LAYOUT,
     TnaLGWriter,
+    timer_command,
     tna_params,
 )
 from lgkit.net.spec.programs import LG_PROGRAMS, ProgramError, parse_programs
+from lgkit.net.testbed.lgprotection import TestbedProtection
+from lgkit.net.testbed.testbed import frames_per_s
 from lgkit.sw.exec.interp.tables import Exact
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -34,10 +44,9 @@ from lgkit.sw.lang.frontend.compiler import compile_file
 TNA = LG_PROGRAMS["tofino"]
 V1 = LG_PROGRAMS["v1model"]
 PORT = 2
-NOT_RESET = {"LgIngress.sender.holes_0", "LgIngress.sender.holes_1", "LgIngress.sender.holes_2",
-             "LgIngress.sender.holes_3", "LgIngress.receiver.rx_retx_seen",
-             "LgEgress.lg_qdepth_max"}
-"Per-sequence bitmaps and the queue-depth statistic: not a role's per-port state."
+NOT_RESET = {*HOLES, SEEN, "LgEgress.lg_qdepth_max"}
+"""Per-sequence state (reTxReqs, LG_NB's tags: a new epoch clears the port's range of them) and
+the queue-depth statistic: not a role's per-port registers."""
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +63,7 @@ def rig(built):
     running.stop()
 
 
-def test_the_set_up_fills_the_loop_ports_and_truncates_the_port_sessions(rig) -> None:
+def test_the_set_up_fills_the_loop_ports_and_makes_each_ports_two_sessions(rig) -> None:
     running, writer = rig
     apply_ops(writer, switch_setup_ops(TNA_LAYOUT))
     writer.set_loop_ports([TNA_LAYOUT.recirc_port, TNA_LAYOUT.loop_port])
@@ -65,14 +74,18 @@ def test_the_set_up_fills_the_loop_ports_and_truncates_the_port_sessions(rig) ->
     assert pl.value_sets["LgIngressParser.lg_loop_ports"].members() == [
         [Exact(68)], [Exact(324)]]
     session = TNA_LAYOUT.port_session(PORT)
-    assert pl.mirror_max_len.get(session) == NOTIFY_MAX_PKT_LEN
+    pfc = session + PFC_SESSION_OFFSET
+    assert pl.clone_sessions[session] == pl.clone_sessions[pfc] == [(PORT, 0)]
+    assert pl.mirror_max_len.get(session) == pl.mirror_max_len.get(pfc) == NOTIFY_MAX_PKT_LEN
     assert not pl.mirror_max_len.get(TNA_LAYOUT.recirc_session)  # Tx copies whole
+    # notifications at the high priority, PFC frames and Tx copies in queue 0
+    assert pl.mirror_queue.get(session) == TNA_LAYOUT.prio_high > 0
+    assert not pl.mirror_queue.get(pfc) and not pl.mirror_queue.get(TNA_LAYOUT.recirc_session)
     config = writer.read_port(PORT)
     assert config is not None
     assert (config.tx_on, config.rx_on, config.rx_max_holes) == (1, 1, MAX_HOLES)
     assert (config.tx_epoch, config.rx_epoch) == (1, 1)
-    [command] = writer.set_timer("receiver", PORT, 2_000_000)
-    assert command.startswith("pktgen_timer 2 2000000 pipe=1 payload=020000000002020000000001")
+    writer.set_timer("receiver", PORT)
     assert pl.value_sets["LgIngressParser.lg_pktgen_ports"].members() == [[Exact(196)]]
     [timer] = pl.tables["LgIngress.lg_timers"].entries()
     assert (timer.keys, timer.params) == ([Exact(2), Exact(0)], [PORT, 8])  # KIND_ACK
@@ -93,16 +106,47 @@ def test_a_new_epoch_resets_the_roles_per_port_registers(rig) -> None:
         else:
             pl.registers[name].write(PORT, fresh.registers[name].read(PORT) ^ 7)
             pl.registers[name].write(PORT + 1, fresh.registers[name].read(PORT) ^ 5)
+    per_seq = [(pl.registers[SEEN], SEEN_SEQS, 0x85)]  # LG_NB tags, reTxReqs bits
+    per_seq += [(pl.registers[name], HOLE_SEQS, 1) for name in HOLES]
+    for register, seqs, value in per_seq:  # cells of this port and of the next
+        for cell in (PORT * seqs, (PORT + 1) * seqs - 1, (PORT + 1) * seqs):
+            register.write(cell, value)
     for _, ops in link.deactivation():
         apply_ops(writer, ops)
     for _, ops in link.activation(TNA_LAYOUT):
         apply_ops(writer, ops)
+    for register, seqs, value in per_seq:
+        cells = (PORT * seqs, (PORT + 1) * seqs - 1, (PORT + 1) * seqs)
+        assert [register.read(cell) for cell in cells] == [0, 0, value], register
     for name in names:
         now, first = ((pl.struct_registers, fresh.struct_registers) if name in pl.struct_registers
                       else (pl.registers, fresh.registers))
         assert now[name].read(PORT) == first[name].read(PORT), name
         assert now[name].read(PORT + 1) != first[name].read(PORT + 1), name
     assert set(names) | NOT_RESET == set(fresh.registers) | set(fresh.struct_registers)
+
+
+def protection_at(rate_mbps: float) -> TestbedProtection:
+    """A testbed's protection at this link rate, a TNA sender and a v1model receiver (no
+    network needed)."""
+    bed = object.__new__(TestbedProtection)
+    bed.testbed = SimpleNamespace(target="builtin", rate_mbps=rate_mbps,  # type: ignore[assignment]
+                                  spec=SimpleNamespace(protected=("tx", "rx")),
+                                  network=SimpleNamespace(priority_queues=3))
+    bed.layouts = {"tx": TNA_LAYOUT, "rx": LGLayout()}
+    bed.ports, bed.tna, bed.loop_share, bed.courier_share = (PORT, 1), {"tx"}, 2.0, 0.5
+    return bed
+
+
+def test_each_activation_sets_the_timer_period_for_the_current_link_rate() -> None:
+    """Dummies at the v1model couriers' rate (half the full-size frame rate), also after the
+    link rate changed (the rate finder's set_rate between flows)."""
+    assert timer_command("receiver", 2_000_000).startswith(
+        "pktgen_timer 2 2000000 pipe=1 payload=020000000002020000000001")
+    for rate in (10.0, 3.0):
+        [timer] = [line for line in protection_at(rate).queue_rates()["tx"]
+                   if line.startswith("pktgen_timer")]
+        assert timer == timer_command("sender", round(2e9 / frames_per_s(rate)))
 
 
 def test_program_names() -> None:

@@ -17,6 +17,7 @@ from lgkit.sim.native_stress import run_stress_native
 from lgkit.sim.scenario import HOST_PORT, HOSTS, LGNet, ScenarioConfig
 from lgkit.sim.stress import StressSpec, report, run_stress
 from lgkit.sim.sweep import run_point
+from lgkit.sw.exec.pipeline import ENGINE_ENV
 
 CASES = [
     ChainSpec(frames=400, loss=2e-2, seed=1, log=400),
@@ -168,12 +169,13 @@ def test_lgkit_stress_native_without_a_c_compiler_says_so_in_one_line(
     assert not list(tmp_path.iterdir())
 
 
-def test_a_sweep_point_runs_natively_when_the_engine_is_native(
+def test_a_sweep_point_runs_natively_when_the_engine_is_native_the_default(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
     spec = StressSpec(rate_gbps=25, loss=1e-2, frames=600, warmup_frames=200, seed=6)
-    python = run_point(spec)
+    python = run_point(replace(spec, engine="python"))
     mixed = replace(spec, engine="native", mix=((200, 1.0), (1514, 1.0)))
-    assert run_point(mixed)["digest"] == run_point(replace(mixed, engine=None))["digest"]
+    assert run_point(mixed)["digest"] == run_point(replace(mixed, engine="python"))["digest"]
 
     def python_simulator(_spec: StressSpec) -> None:
         raise AssertionError("the point ran on the Python simulator")
@@ -181,3 +183,4 @@ def test_a_sweep_point_runs_natively_when_the_engine_is_native(
     assert sweep.point_key(replace(spec, engine="native")) == sweep.point_key(spec)
     monkeypatch.setattr(sweep, "run_stress", python_simulator)
     assert run_point(replace(spec, engine="native"))["digest"] == python["digest"]
+    assert run_point(spec)["digest"] == python["digest"]  # engine None: the default

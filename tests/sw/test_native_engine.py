@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from testpaths import TESTS
 from tools.exprdiff import check_seed
 
 from lgkit.cli import main
-from lgkit.sw.exec.native.build import CACHE_ENV
-from lgkit.sw.exec.native.select import native_engine, use_engine
+from lgkit.sw.exec.native import select
+from lgkit.sw.exec.native.build import CACHE_ENV, compiler, shared_library
+from lgkit.sw.exec.native.select import NativeUntimed, native_engine, use_engine
 from lgkit.sw.exec.pipeline import ENGINE_ENV, Exact, Lpm, Pipeline, TableEntry
 from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.lang.p4info import build_p4info
@@ -220,8 +222,8 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def router(optimise: bool = True) -> tuple[Pipeline, Pipeline]:
     """The benchmark router loaded twice: the second runs its untimed passes natively."""
     compiled = compile_source(ROUTER_P4, "router.p4")
-    python = Pipeline.load(compiled, optimise=optimise)
-    native = Pipeline.load(compiled, optimise=optimise)
+    python = Pipeline.load(compiled, optimise=optimise, engine="python")
+    native = Pipeline.load(compiled, optimise=optimise, engine="python")
     assert use_engine(native, compiled.ir, "native") is not None
     return python, native
 
@@ -381,7 +383,7 @@ def test_loops_and_their_bound() -> None:
     compiled = compile_source(PRELUDE + LOOP_PROGRAM, "test.p4")
     seen = []
     for engine in ("python", "native"):
-        pl = Pipeline.load(compiled, seed=1)
+        pl = Pipeline.load(compiled, seed=1, engine="python")
         assert (use_engine(pl, compiled.ir, engine) is not None) == (engine == "native")
         sent = [pl.run_untimed(0, frame(5, 3)), pl.run_untimed(0, frame(0xFFFFFFFF))]
         pl.max_loop_iterations = 20
@@ -400,7 +402,7 @@ def test_hashes_random_and_struct_parameters(optimise: bool) -> None:
     compiled = compile_source(HASHES_P4, "hashes.p4")
     seen = []
     for engine in ("python", "native"):
-        pl = Pipeline.load(compiled, seed=5, optimise=optimise)
+        pl = Pipeline.load(compiled, seed=5, optimise=optimise, engine="python")
         assert (use_engine(pl, compiled.ir, engine) is not None) == (engine == "native")
         result = StfRunner(pl, build_p4info(compiled.ir), "t.stf").run(parse_stf(HASHES_STF))
         assert result.passed
@@ -434,10 +436,27 @@ def test_the_build_is_cached_and_no_opt_builds_without_optimisation(cache: Path)
     assert not list(cache.glob(".*tmp"))
 
 
+def test_loads_at_once_build_a_program_once(cache: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two builds of one source at once on a cold cache (a network's switches loading one
+    program) run the C compiler once: the second waits on the lock and takes the library."""
+    log = tmp_path / "cc.log"
+    wrapper = tmp_path / "cc"
+    wrapper.write_text(f'#!/bin/sh\necho run >> {log}\nsleep 0.5\nexec {compiler()} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    with ThreadPoolExecutor(2) as pool:
+        built = list(pool.map(lambda _: shared_library("int one(void) { return 1; }\n", True),
+                              range(2)))
+    assert built[0] == built[1] and built[0].is_file()
+    assert log.read_text() == "run\n"
+    assert list(cache.glob("*.so")) == [built[0]] and not list(cache.glob(".*tmp"))
+
+
 def test_an_unsupported_construct_falls_back_with_one_line(capsys: pytest.CaptureFixture[str]
                                                            ) -> None:
     compiled = compile_source(DIGESTING_P4, "digesting.p4")
-    pl = Pipeline.load(compiled)
+    pl = Pipeline.load(compiled, engine="python")
     assert use_engine(pl, compiled.ir, "native") is None
     err = capsys.readouterr().err
     assert err == "native: unsupported extern digest; using the python engine\n"
@@ -461,12 +480,48 @@ def test_no_c_compiler_or_cache_falls_back_with_one_line(
     assert f"PASS {stf}" in out.out
 
 
-def test_the_python_engine_is_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+def test_by_default_a_path_without_a_c_compiler_falls_back_with_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """No cc or gcc on PATH (an empty folder): the default engine says so in one line (once
+    for all the loads of a process: a network's switches) and the Python engine runs."""
+    monkeypatch.setattr(select, "_SAID", set())
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))  # nothing built before
+    stf = TESTS / "stf" / "basic.stf"
+    code = main(["stf", str(stf.with_suffix(".p4")), str(stf)])
+    out = capsys.readouterr()
+    assert code == 0
+    assert out.err == "native: unsupported no C compiler (cc); using the python engine\n"
+    assert f"PASS {stf}" in out.out
+    assert not (tmp_path / "cache").exists()
     compiled = compile_source(ROUTER_P4, "router.p4")
+    assert not isinstance(Pipeline.load(compiled).arch, NativeUntimed)
+    assert capsys.readouterr().err == ""  # said already
+
+
+def test_the_native_engine_is_the_default_where_it_builds(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Native by default; a program it does not cover stays on the Python engine silently
+    unless native was asked for; `engine="python"` and LGKIT_ENGINE=python choose the
+    reference."""
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    compiled = compile_source(ROUTER_P4, "router.p4")
+    assert isinstance(Pipeline.load(compiled).arch, NativeUntimed)
+    assert not isinstance(Pipeline.load(compiled, engine="python").arch, NativeUntimed)
+    digesting = compile_source(DIGESTING_P4, "digesting.p4")
+    assert not isinstance(Pipeline.load(digesting).arch, NativeUntimed)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv(ENGINE_ENV, "python")
+    assert not isinstance(Pipeline.load(compiled).arch, NativeUntimed)
     pl = Pipeline.load(compiled)
     assert use_engine(pl, compiled.ir, "python") is None
-    assert capsys.readouterr().err == ""
     assert native_engine(pl, compiled.ir).program.tables  # native builds when asked
+    monkeypatch.setenv(ENGINE_ENV, "native")
+    assert not isinstance(Pipeline.load(digesting).arch, NativeUntimed)
+    assert capsys.readouterr().err == "native: unsupported extern digest; using the python engine\n"
 
 
 def test_the_watchdog_stops_a_native_pass_spinning_in_a_loop() -> None:
@@ -474,7 +529,7 @@ def test_the_watchdog_stops_a_native_pass_spinning_in_a_loop() -> None:
     watchdog within its budget, dropped without the loop bound's log line, and the next pass
     runs as usual (the stop request withdrawn)."""
     compiled = compile_file(str(TESTS / "p4" / "reliability" / "slow_pass.p4"))
-    pl = Pipeline.load(compiled)
+    pl = Pipeline.load(compiled, engine="python")
     pl.max_loop_iterations = 1 << 62  # the watchdog, not the loop bound, ends the pass
     native = native_engine(pl, compiled.ir)
     dog = Watchdog(0.05)

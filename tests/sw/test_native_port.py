@@ -1,8 +1,10 @@
 """The native port loop: frames through a switch on real veths carried by the C loop on its
-PACKET_MMAP rings, a table changed while it runs, registers and counters read back, the
-hand-overs between the switch's sockets and the rings (each frame read once, in order), a frame
-larger than a ring slot, the fall-back without rings, a clean stop (no socket, no mapping
-left); the device's frame-in/frames-out call against the Python engine, and its bad input."""
+PACKET_MMAP rings, a table and a port rate changed while it runs, registers and counters read
+back, PFC pause and resume in its traffic manager, the hand-over to the Python loop when an
+interface goes, the hand-overs between the switch's sockets and the rings (each frame read
+once, in order), a frame larger than a ring slot, the fall-back without rings, a clean stop (no
+socket, no mapping left), a spinning pass the watchdog stops; the device's untimed
+frame-in/frames-out call against the Python engine, and its bad input."""
 
 from __future__ import annotations
 
@@ -17,11 +19,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from testpaths import TESTS
 
 from lgkit.sw.exec.native.build import compiler
 from lgkit.sw.exec.native.device import NativeDevice
 from lgkit.sw.exec.pipeline import Exact, Pipeline, TableEntry
-from lgkit.sw.lang.frontend.compiler import compile_source
+from lgkit.sw.lang.frontend.compiler import compile_file, compile_source
 from lgkit.sw.switch import ports as switch_ports
 from lgkit.sw.switch.ports import AfPacketPort, PortLoop
 from lgkit.sw.switch.switch import Switch
@@ -133,8 +136,29 @@ def wait_for(condition, what: str) -> None:
         time.sleep(0.01)
 
 
+def finish(loop: PortLoop, thread: threading.Thread, *sockets: socket.socket) -> None:
+    """Stop the switch's loop, wait for its thread, close the loop and the test's sockets."""
+    loop.stop()
+    thread.join(WAIT_S)
+    loop.close()
+    for sock in sockets:
+        sock.close()
+
+
+@contextmanager
+def running(loop: PortLoop) -> Iterator[None]:
+    """The loop on a thread of its own for the block; then stopped and closed."""
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        yield
+    finally:
+        finish(loop, thread)
+    assert not thread.is_alive()
+
+
 @pytest.mark.root
-def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths, caplog):
+def test_native_loop_forwards_follows_tables_and_settings(compiled, veths, caplog):
     fds_before = sorted(os.listdir("/proc/self/fd"))
     maps_before = ring_maps()
     switch = Switch()
@@ -173,21 +197,16 @@ def test_native_loop_forwards_follows_tables_and_hands_over(compiled, veths, cap
         assert ports[1]["rx_packets"] == 120 and ports[1]["rx_bytes"] == 120 * 60
         assert switch.passes["ingress"] == 120 and switch.passes["egress"] == 100
         assert loop.native_sessions == 1
-        with switch.lock:  # a shaped port: the Python loop takes over, the same ports
+        with switch.lock:  # a shaped port: the C loop's traffic manager shapes it
             switch.tm.set_port_rate(1e9, 2)
-        wait_for(lambda: not any(t.name == "native-port-loop" for t in threading.enumerate()),
-                 "the C loop to end")
-        wait_for(lambda: ring_maps() == maps_before, "the rings unmapped")
         for _ in range(10):
             sender.send(frame(2))
         assert [f[15] for f in receive(sink, 10)] == list(range(10))
         assert pl.registers["I.regs"].values[2] == 10
+        assert loop.native_sessions == 1 and any(t.name == "native-port-loop"
+                                                  for t in threading.enumerate())
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
-        sink.close()
+        finish(loop, thread, sender, sink)
     assert not thread.is_alive()
     assert not any(t.name == "native-port-loop" for t in threading.enumerate())
     assert sorted(os.listdir("/proc/self/fd")) == fds_before
@@ -205,8 +224,8 @@ def test_device_frame_matches_the_python_engine(compiled):
         native.arch.native.refresh()  # type: ignore[attr-defined]
         for idx in (0, 1, 1, 3, 1):
             expected = python.run_untimed(1, frame(idx))
-            assert device.frame(1, frame(idx), 5000) == expected
-        assert device.frame(2, frame(0), 5000) == python.run_untimed(2, frame(0)) == []
+            assert device.frame(1, frame(idx), 5000)[0] == expected
+        assert device.frame(2, frame(0), 5000)[0] == python.run_untimed(2, frame(0)) == []
         assert native.registers["I.regs"].values[:] == python.registers["I.regs"].values[:]
         counters = device.counters()
         assert (counters["ingress"], counters["egress"], counters["ingress_drop"]) == (6, 5, 1)
@@ -253,25 +272,8 @@ def test_native_loop_hands_a_deleted_interface_to_the_python_loop(compiled, veth
         sender.send(frame(1))
         wait_for(lambda: switch.drops["no_such_port"] == 1, "the frame for port 2 counted")
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        sender.close()
+        finish(loop, thread, sender)
     assert "interface" in caplog.text and "is gone" in caplog.text
-
-
-@contextmanager
-def running(loop: PortLoop) -> Iterator[None]:
-    """The loop on a thread of its own for the block; then stopped and closed."""
-    thread = threading.Thread(target=loop.run)
-    thread.start()
-    try:
-        yield
-    finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-    assert not thread.is_alive()
 
 
 def pfc_frame(quanta: int) -> bytes:
@@ -281,29 +283,68 @@ def pfc_frame(quanta: int) -> bytes:
 
 
 @pytest.mark.root
-def test_a_pfc_frame_stops_the_native_loop_for_the_traffic_manager(compiled, veths):
+def test_pfc_frames_pause_and_resume_a_queue_of_the_native_loop(compiled, veths):
     switch, loop = routed_switch(compiled, veths)
     sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
     pfc = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    pfc.bind((veths["a0"], 0))
+    pfc.bind((veths["b0"], 0))  # from port 2's peer: port 2's queue 0 pauses
+    with switch.lock:  # at 1 Mb/s a pause of 0xFFFF quanta lasts 33.6 s
+        switch.tm.set_port_rate(1e6, 2)
     thread = threading.Thread(target=loop.run)
     thread.start()
     try:
         wait_for(lambda: loop.native_sessions == 1, "the C loop")
         pfc.send(pfc_frame(0xFFFF))
+        wait_for(lambda: switch.counters()["ports"][2]["rx_packets"] == 1, "the PFC frame")
         for _ in range(5):
             sender.send(frame(1))
+        assert not _arrives(sink, 0.5)  # held: paused for 33.6 s
+        pfc.send(pfc_frame(0))  # resume
         assert [f[15] for f in receive(sink, 5)] == list(range(5))
-        wait_for(lambda: switch.tm.port(1).queues[0].paused_until > 0, "the PFC frame in the TM")
-        wait_for(lambda: loop.native_sessions == 2, "the C loop again after the pause")
-        wait_for(lambda: switch.counters()["ports"][1]["rx_packets"] == 6, "the port counters")
-        assert switch.passes["ingress"] == 5  # the PFC frame went to the MAC, not the pipeline
+        assert loop.native_sessions == 1  # the C loop kept the ports throughout
+        wait_for(lambda: switch.counters()["ports"][2]["rx_packets"] == 2, "the counters")
+        assert switch.passes["ingress"] == 5  # the PFC frames were the MAC's, not the pipeline's
     finally:
-        loop.stop()
-        thread.join(WAIT_S)
-        loop.close()
-        for sock in (sender, sink, pfc):
-            sock.close()
+        finish(loop, thread, sender, sink, pfc)
+
+
+@pytest.mark.root
+def test_the_watchdog_stops_a_pass_spinning_in_the_native_loop(veths):
+    """A frame whose ingress loops for ~4e9 iterations in the C loop is aborted by the pass
+    watchdog within its CPU budget (dropped, counted as pass_timeout only), and the loop goes
+    on with the next frame."""
+    compiled = compile_file(str(TESTS / "p4" / "reliability" / "slow_pass.p4"))
+    pl = Pipeline.load(compiled, engine="native")
+    pl.max_loop_iterations = 1 << 62  # the watchdog, not the loop bound, ends the pass
+    switch = Switch()
+    switch.set_pipeline(pl)
+    loop = PortLoop(switch, pass_budget_s=0.2)
+    loop.add_interface(1, veths["a1"])
+    loop.add_interface(2, veths["b1"])
+    sender, sink = raw_socket(veths["a0"]), raw_socket(veths["b0"])
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        wait_for(lambda: loop.native_sessions == 1, "the C loop")
+        tail = bytes(10) + ETHERTYPE + bytes(46)  # the test's EtherType at bytes 12-13
+        sender.send(bytes([1, 2]) + tail)  # spins
+        sender.send(bytes([0, 2]) + tail)  # out of port 2 once the first is aborted
+        assert receive(sink, 2) == [bytes([0, 2]) + tail]
+        wait_for(lambda: switch.drops["pass_timeout"] == 1, "the pass timeout counted")
+        assert (switch.drops["ingress_drop"], switch.passes["ingress"]) == (0, 2)
+        assert loop.native_sessions == 1 and pl.logs == []  # no loop-bound line
+    finally:
+        finish(loop, thread, sender, sink)
+    assert not thread.is_alive()
+
+
+def _arrives(sock: socket.socket, seconds: float) -> bool:
+    """Whether a frame of the test's ethertype arrives within `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if select.select([sock], [], [], 0.05)[0] and sock.recv(2048)[12:14] == ETHERTYPE:
+            return True
+    return False
 
 
 @pytest.mark.root
@@ -329,6 +370,7 @@ def test_frames_queued_before_the_rings_run_first_and_big_frames_pass(compiled, 
     assert [f[15] for f in got[:10]] == list(range(10))  # the queued five first
     assert got[10][:15] == big[:15] and got[10][17:] == big[17:]
     assert got[11][15] == 1
+    assert switch.passes["ingress"] == 12 and loop.native_sessions == 1  # all in the C loop
 
 
 @pytest.mark.root

@@ -7,7 +7,9 @@ native engine leaves to the Python engine are exactly FALLBACKS (each with its c
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,7 +68,7 @@ def compiled(stf: Path, source: Path | None = None) -> tuple[object, list] | Non
     corpus's rejected programs and bad tests."""
     try:
         program = compile_file(str(source or stf.with_suffix(".p4")))
-        Pipeline.load(program)
+        Pipeline.load(program, engine="python")
         return program, parse_stf(stf.read_text(errors="replace"), str(stf))
     except (P4Error, StfError):
         return None
@@ -76,7 +78,7 @@ def run(stf: Path, compiled: object, stmts: list, engine: str, optimise: bool
         ) -> tuple[str, tuple]:
     """What the native engine left to the Python engine ("" when it ran it; the construct
     its one-line notice names), and everything the STF observed (or the error)."""
-    pl = Pipeline.load(compiled, seed=1, optimise=optimise)  # both engines draw alike
+    pl = Pipeline.load(compiled, seed=1, optimise=optimise, engine="python")  # drawn alike
     notice = io.StringIO()
     with contextlib.redirect_stderr(notice):
         native = use_engine(pl, compiled.ir, engine)  # type: ignore[attr-defined]
@@ -156,3 +158,40 @@ def test_random_lg_sequences_are_the_same_on_both_engines(seed: int, optimise: b
     assert fallback == ""
     assert seen == reference
     assert sum(len(packets) for _, packets in reference[2]) > 0  # it forwarded something
+
+
+def test_linkguardian_runs_untimed_through_the_native_device() -> None:
+    """A program with requests (LinkGuardian's clones, recirculations, multicast) is driven by
+    the device's C driver and jobs (device_c, jobs_c), the port loop's, in the suites above."""
+    stf = TESTS / "lg_stf" / "sender.stf"
+    loaded = compiled(stf, LG_PROGRAM)
+    assert loaded is not None
+    pl = Pipeline.load(loaded[0], seed=1)
+    native = use_engine(pl, loaded[0].ir, "native")  # type: ignore[attr-defined]
+    assert native is not None and native.program.requests
+    runner = StfRunner(pl, build_p4info(loaded[0].ir), str(stf))  # type: ignore[attr-defined]
+    assert runner.run(loaded[1]).passed
+    device = pl.arch.device  # type: ignore[attr-defined]
+    assert device is not None
+    counts = device.counters()
+    assert counts["ingress"] > 0 and counts["egress"] > counts["ingress"]  # clones, copies
+    assert counts["recirc"] > 0  # the Tx buffer's loops
+
+
+def test_the_untimed_device_is_freed_with_its_pipeline() -> None:
+    """Its eventfds and timerfd go with it (the STF runs load hundreds of pipelines)."""
+    program = compile_file(str(LG_PROGRAM))
+    frame = bytes(64)
+
+    def load_and_run() -> None:
+        pl = Pipeline.load(program, seed=1, engine="native")
+        pl.run_untimed(1, frame)
+        assert pl.arch.device is not None  # type: ignore[attr-defined]
+
+    load_and_run()
+    gc.collect()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        load_and_run()
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before

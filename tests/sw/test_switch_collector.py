@@ -89,7 +89,8 @@ def test_the_switch_reports_its_collections_when_it_stops():
     proc.terminate()
     out, _ = proc.communicate(timeout=20)
     assert proc.returncode == 0
-    stopped = re.fullmatch(r"lgkit switch: stopped; garbage collections since the program "
+    stopped = re.fullmatch(r"lgkit switch: stopped; native port loop runs \d+; "
+                           r"garbage collections since the program "
                            r"load: gen0 .*; (\d+) objects frozen\n", out)
     assert stopped is not None, out
     assert int(stopped.group(1)) > 1000  # the compiled program's objects

@@ -45,20 +45,26 @@ def test_the_binding_renames_and_drops_with_reasons() -> None:
                       "LgEgress.lg_port", "LgIngress.ipv4_lpm"}
     assert any("lg_rx_notify_pending: notifications leave by an ingress mirror" in n
                for n in scenario.notes)
-    # the notification's port session truncates its copies (STF cannot say so)
-    assert scenario.mirror_max_len == {3: 34}
+    # the port session (notifications) and its PFC twin truncate their copies, and the port
+    # session's copies leave at the high priority (STF cannot say so)
+    assert scenario.mirror_max_len == {3: 34, 515: 34}
+    assert scenario.mirror_queue == {3: 0}  # receiver.stf's prio_high
+    assert [s.words for s in scenario.stmts
+            if getattr(s, "keyword", "") == "mirroring_add"] == [["511", "68"], ["3", "2"],
+                                                                 ["515", "2"]]
 
 
 def test_the_reference_program_runs_the_scenarios_unbound() -> None:
     binding = load_binding(PROGRAMS["v1model"])
     scenario = bind_scenario(TESTS / "lg_stf" / "receiver.stf", binding)
     assert binding.tag == "v1model" and not scenario.notes and not scenario.mirror_max_len
+    assert not scenario.mirror_queue
 
 
 # ---- TNA-only paths: packet-generator timers and PFC (tests/p4/tna/lg_timers) ---------------
 
 TIMER_SCENARIOS = sorted((TESTS / "p4" / "tna" / "lg_timers").glob("*.stf"))
-LOOP_PORT = 68  # the recirculation port, in lg_loop_ports
+LOOP_PORTS = [68, 324]  # the recirculation and loop ports (the control plane sets both)
 PKTGEN_PORT = 196  # pipe 1's generator port (the scenarios' pktgen_timer ... pipe=1)
 
 
@@ -67,7 +73,7 @@ def run_tna(stf: Path, pktgen_ports: list[int]) -> StfResult:
     control plane fills (STF has no value-set command)."""
     compiled = compile_file(str(PROGRAMS["tofino"]))
     pl = Pipeline.load(compiled)
-    pl.value_sets["LgIngressParser.lg_loop_ports"].set_members([[Exact(LOOP_PORT)]])
+    pl.value_sets["LgIngressParser.lg_loop_ports"].set_members([[Exact(p)] for p in LOOP_PORTS])
     pl.value_sets["LgIngressParser.lg_pktgen_ports"].set_members(
         [[Exact(p)] for p in pktgen_ports])
     runner = StfRunner(pl, build_p4info(compiled.ir), str(stf))

@@ -236,14 +236,15 @@ def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
     """CloneSessionEntry.packet_length_bytes is the session's max_pkt_len: the ingress mirror
     copy (2-byte mirror header + the original packet + 4-byte FCS) cut to 20 bytes loses the
     payload; class_of_service is the queue of the session's copies (queue 2 of a one-queue
-    switch: the copy is dropped as a bad priority)."""
+    switch: the copy is dropped as a bad priority). Session ids run to 1023 (MirrorId_t's 10
+    bits), not v1model's 511."""
     config = forwarding_config(*compile_program(PROGRAM, tmp_path))
     running = RunningSwitch(ports=(1, 2, 6))
     client = StreamClient(running.port)
     try:
         client.become_primary(10)
         set_pipeline(client, config)
-        session = p4r.CloneSessionEntry(session_id=9, packet_length_bytes=max_len,
+        session = p4r.CloneSessionEntry(session_id=1023, packet_length_bytes=max_len,
                                         class_of_service=queue)
         session.replicas.add(port=b"\x06")
         pre = p4r.Entity(packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(
@@ -252,7 +253,14 @@ def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
         entry.match.add(field_id=1).exact.value = b"\x01"
         entry.action.action.action_id = find(config.p4info, "actions", "Ig.mirror_fwd")
         entry.action.action.params.add(param_id=1, value=b"\x02")
-        entry.action.action.params.add(param_id=2, value=b"\x09")
+        entry.action.action.params.add(param_id=2, value=b"\x03\xff")
+        too_far = p4r.CloneSessionEntry(session_id=1024)
+        with pytest.raises(grpc.RpcError) as refused:
+            client.write(p4r.Update(type=p4r.Update.INSERT, entity=p4r.Entity(
+                packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(
+                    clone_session_entry=too_far))))
+        [error] = batch_errors(refused.value)
+        assert "not in 1..1023" in error.message
         client.write(p4r.Update(type=p4r.Update.INSERT, entity=pre),
                      p4r.Update(type=p4r.Update.INSERT, entity=p4r.Entity(table_entry=entry)))
         running.inject(1, PACKET)
@@ -269,7 +277,7 @@ def test_a_mirror_session_cuts_its_copies_to_packet_length_bytes(tmp_path: Path,
         assert read.packet_replication_engine_entry.clone_session_entry == session
         pipeline = running.switch.pipeline
         assert pipeline is not None
-        assert [job.priority for job in _mirrors(pipeline, 9, copy)] == [queue]
+        assert [job.priority for job in _mirrors(pipeline, 1023, copy)] == [queue]
     finally:
         client.close()
         running.stop()

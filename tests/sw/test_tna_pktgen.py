@@ -12,6 +12,8 @@ from test_tm_queues import fields, frame
 from testpaths import TESTS
 
 from lgkit.cli import main
+from lgkit.sw.exec.native.build import compiler
+from lgkit.sw.exec.native.select import ENGINES, NativeUntimed
 from lgkit.sw.exec.passclock import PassClock
 from lgkit.sw.exec.pipeline import Pipeline
 from lgkit.sw.lang.frontend.compiler import compile_file
@@ -217,8 +219,11 @@ def test_pfc_pauses_only_the_named_priority_of_a_v1model_switch() -> None:
     assert got[0][0] < 100_000 and 1_024_000 < got[1][0] < 1_100_000
 
 
-def test_pfc_in_an_untimed_run_of_a_v1model_program() -> None:
-    pl = Pipeline.load(compile_file(str(V1_PROGRAM)))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_pfc_in_an_untimed_run_of_a_v1model_program(engine: str) -> None:
+    pl = Pipeline.load(compile_file(str(V1_PROGRAM)), engine=engine)
+    native = engine == "native" and compiler() is not None
+    assert isinstance(pl.arch, NativeUntimed) == native
     assert pl.run_untimed(2, pfc(1, [0xFFFF])) == []
     assert pl.run_untimed(1, frame(2, seq=1)) == []
     assert pl.run_untimed(1, frame(3, seq=2))[0][0] == 3  # another port is not paused

@@ -28,11 +28,13 @@ MAU_LOG = """\
 """
 
 
-def write_logs(folder: Path, phv: list[int]) -> Path:
+def write_logs(folder: Path, phv: list[int], **other_phv: list[int]) -> Path:
     folder.mkdir(parents=True)
     (folder / "mau.resources.log").write_text(MAU_LOG)
-    normal = [{"bit_width": 8, "bits_occupied": n} for n in phv]
-    (folder / "metrics.json").write_text(json.dumps({"phv": {"normal": normal}}))
+    classes = {"normal": phv, **other_phv}
+    (folder / "metrics.json").write_text(json.dumps({"phv": {
+        kind: [{"bit_width": 8, "bits_occupied": n} for n in bits]
+        for kind, bits in classes.items()}}))
     return folder
 
 
@@ -44,6 +46,18 @@ def test_reports_read_as_shares_of_the_whole_chip(tmp_path: Path) -> None:
     assert used.sram_pct == round(100 * 16 / 960, 2)
     assert used.salu_pct == round(100 * 4 / 48, 2)
     assert used.phv_pct == round(100 * 128 / 4096, 2)
+
+
+def test_tofino2_reports_count_its_20_stages_and_the_mocha_phv(tmp_path: Path) -> None:
+    logs = write_logs(tmp_path / "logs", [100], mocha=[28, 8], dark=[16], tagalong=[7])
+    used = bfp4c.read_reports(logs, bfp4c.TOFINO2)
+    assert (used.stages, used.sram, used.salu) == (2, 16, 4)
+    assert used.sram_pct == round(100 * 16 / 1600, 2)
+    assert used.tcam_pct == round(100 * 2 / 480, 2)
+    assert used.salu_pct == round(100 * 4 / 80, 2)
+    # The MAU's PHV: normal and mocha; the dark PHV (and Tofino 1's tagalong) are not counted.
+    assert used.phv_bits == 136
+    assert bfp4c.read_reports(logs).phv_bits == 100
 
 
 def test_budget_names_each_resource_over_it(tmp_path: Path) -> None:
@@ -117,12 +131,26 @@ def test_bad_stf_input_is_one_error_line(capsys: pytest.CaptureFixture[str],
     assert len(err) == 1 and "not a scenario binding" in err[0]
 
 
-def test_committed_budget_is_our_program_with_a_small_margin() -> None:
-    budget = json.loads((REPO / "p4" / "tofino" / "budget.json").read_text())
-    assert budget["stages"] <= bfp4c.STAGES
-    assert "linkguardian.p4" in budget["_about"]
-    # The budget is ours, not the authors' two programs together (SRAM 284, SALU 44).
-    assert budget["sram"] < 284 and budget["salu"] < 44
+def test_committed_budgets_are_our_program_with_a_small_margin() -> None:
+    for name, chip in (("budget.json", bfp4c.TOFINO), ("budget-tofino2.json", bfp4c.TOFINO2)):
+        budget = json.loads((REPO / "p4" / "tofino" / name).read_text())
+        assert budget["stages"] <= chip.stages
+        assert "linkguardian.p4" in budget["_about"] and f"--target {chip.target}" in budget[
+            "_about"]
+        # The budget is ours, not the authors' two programs together (SRAM 284, SALU 44).
+        assert budget["sram"] < 284 and budget["salu"] < 44
+
+
+def test_check_for_tofino2_without_bf_p4c_names_the_target(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    stf = REPO / "tests" / "lg_stf" / "sender.stf"
+    assert main(["tofino", "check", str(PROGRAM), "--target", "tofino2", "--stf", str(stf)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "skipped: compile for tofino2 (t2na) and resources: bf-p4c not on PATH"
+    assert out[2] == f"  PASS {stf}"
+    assert any(line.startswith("not checked: the STF scenarios on tofino2") for line in out)
 
 
 @pytest.mark.slow
@@ -136,3 +164,15 @@ def test_tna_linkguardian_compiles_within_budget(tmp_path: Path) -> None:
     # registers, each a stateful ALU; and a binary for the ASIC came out.
     assert used.salu == 18, used
     assert os.path.isfile(tmp_path / "pipe" / "tofino.bin")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(BF_P4C is None, reason="bf-p4c not on PATH (the open Tofino compiler)")
+def test_t2na_linkguardian_compiles_within_its_budget(tmp_path: Path) -> None:
+    budget = json.loads((REPO / "p4" / "tofino" / "budget-tofino2.json").read_text())
+    assert BF_P4C is not None
+    used = bfp4c.compile_tna(PROGRAM, tmp_path, BF_P4C, bfp4c.TOFINO2)
+    assert bfp4c.over_budget(used, budget) == []
+    # The same 18 registers as on Tofino 1 (rx_retx_seen half as deep), a Tofino 2 binary.
+    assert used.salu == 18, used
+    assert os.path.isfile(tmp_path / "pipe" / "tofino2.bin")

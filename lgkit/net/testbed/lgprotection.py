@@ -10,7 +10,7 @@ from lgkit.control.linkguardian import (
     switch_setup_ops,
 )
 from lgkit.control.p4rt_writer import P4RuntimeLGWriter
-from lgkit.control.tna_setup import TNA_LAYOUT, TnaLGWriter, tna_params
+from lgkit.control.tna_setup import TNA_LAYOUT, TnaLGWriter, timer_command, tna_params
 from lgkit.core.targets import target_kind
 from lgkit.net.testbed.testbed import FRAME_BITS, LG_PROGRAM, TNA_PROGRAM, Testbed, frames_per_s
 
@@ -68,8 +68,7 @@ class TestbedProtection:
                         for port in (layout.recirc_port, layout.loop_port)]
             if isinstance(writer, TnaLGWriter):
                 writer.set_loop_ports([layout.recirc_port, layout.loop_port])
-                commands += writer.set_timer(self._role(switch), self._port(switch),
-                                             self._timer_period_ns())
+                writer.set_timer(self._role(switch), self._port(switch))
             testbed.network.node(switch).switch_cli(commands)
 
     def _role(self, switch: str) -> str:
@@ -108,12 +107,14 @@ class TestbedProtection:
     def queue_rates(self) -> dict[str, list[str]]:
         """Runtime-CLI lines for the current link rate: the loop port's queue rate, the
         recirculation port's (recirc_rate_lines) and the protected ports' courier queue rate (a
-        share of 0 = unlimited; not on a TNA switch, whose packets all take queue 0: its dummies
-        and explicit ACKs would come from the packet generator)."""
+        share of 0 = unlimited; not on a TNA switch, whose dummies and explicit ACKs come from
+        the packet generator: its timer's period instead)."""
         frames = frames_per_s(self.testbed.rate_mbps)
         lines = {switch: [f"set_queue_rate {self.loop_share * frames:.0f} {layout.loop_port}",
                           *recirc_rate_lines(self.testbed, layout)]
                  for switch, layout in self.layouts.items()}
+        for switch in self.tna:
+            lines[switch].append(timer_command(self._role(switch), self._timer_period_ns()))
         if self.testbed.network.priority_queues >= 3:  # else priority 0 carries everything
             for switch, port in zip(self.testbed.spec.protected, self.ports, strict=True):
                 if switch not in self.tna:
@@ -122,8 +123,8 @@ class TestbedProtection:
         return lines
 
     def enable(self, loss: float) -> int:
-        """Activate LG for this loss rate (queue rates for the current link rate); returns
-        N (Eq. 2)."""
+        """Activate LG for this loss rate (queue rates and timer periods for the current link
+        rate); returns N (Eq. 2)."""
         for switch, lines in self.queue_rates().items():
             self.testbed.network.node(switch).switch_cli(lines)
         link = self._link(loss)

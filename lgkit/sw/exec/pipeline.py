@@ -4,9 +4,11 @@ Consumers (STF runner, P4Info, switch runtime, P4Runtime server) use:
 
 - `Pipeline.load(compiled, seed=None, optimise=None, engine=None)`: code-generates the program
   once (raises the frontend's P4Error with `unsupported: <what>` for anything the target cannot
-  execute). `engine="native"` (or, when None, LGKIT_ENGINE=native; `--engine native` of
-  `lgkit stf` / `lgkit switch` sets it) runs the passes on the native engine (exec/native/)
-  where it covers the program, else says why in one line and keeps the Python engine.
+  execute). The passes run on the native engine (exec/native/) where it covers the program,
+  else on the Python engine, the reference: `engine="python"` (or, when None,
+  LGKIT_ENGINE=python; `--engine python` of `lgkit stf` / `lgkit switch` sets it) chooses the
+  Python engine; `engine="native"` (LGKIT_ENGINE=native) also says in one line why a program
+  stays on the Python engine.
   `optimise=False` (or, when None, the environment variable LGKIT_NO_OPT set to anything but
   "" or "0"; `--no-opt` of `lgkit stf` / `lgkit switch` sets it) runs the generated code without
   the optimisers (inline -> peephole -> slot-locals), to tell an optimiser bug from others.
@@ -105,6 +107,7 @@ UnsupportedError = P4Error  # construct outside the supported subset: "unsupport
 
 NO_OPT_ENV = "LGKIT_NO_OPT"
 ENGINE_ENV = "LGKIT_ENGINE"
+DEFAULT_ENGINE = "native"  # where it builds and covers the program; else the Python engine
 DROP_PORT = 511
 MAX_PARSER_TRANSITIONS = 10_000  # per packet; see Pipeline.max_parser_transitions
 MAX_LOOP_ITERATIONS = 100_000  # per pass; see Pipeline.max_loop_iterations
@@ -136,6 +139,11 @@ def turn_optimisers_off() -> None:
     """Every later Pipeline.load of this process (and of its children) runs the generated code
     without the optimisers (`--no-opt`)."""
     os.environ[NO_OPT_ENV] = "1"
+
+
+def chosen_engine(engine: str | None) -> str:
+    """The engine a load uses: `engine`, else LGKIT_ENGINE, else DEFAULT_ENGINE."""
+    return engine or os.environ.get(ENGINE_ENV) or DEFAULT_ENGINE
 
 
 def select_engine(engine: str) -> None:
@@ -202,10 +210,11 @@ class Pipeline:
             optimise = os.environ.get(NO_OPT_ENV, "") in ("", "0")
         arch = architecture_of(compiled.ir)
         pl = cls(arch.compile(compiled.ir, optimise), arch, compiled.name, seed)
-        if (engine or os.environ.get(ENGINE_ENV)) == "native":
+        if chosen_engine(engine) == "native":
             from lgkit.sw.exec.native.select import use_engine
 
-            use_engine(pl, compiled.ir, "native")
+            asked = (engine or os.environ.get(ENGINE_ENV)) == "native"
+            use_engine(pl, compiled.ir, "native", asked=asked)
         return pl
 
     def run_untimed(self, port: int, data: bytes) -> list[tuple[int, bytes]]:

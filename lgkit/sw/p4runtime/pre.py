@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from lgkit.sw.exec.pipeline import Pipeline
 
 MAX_CLONE_SESSION = 511
+MAX_MIRROR_SESSION = 1023
+"A TNA program's sessions: MirrorId_t is 10 bits on Tofino 1 (tofino1_specs.p4)."
 MAX_MULTICAST_GROUP = 32767
 PORT_WIDTH = 32
 
@@ -58,8 +60,9 @@ def write_pre(pipeline: Pipeline, kind: int, msg: p4r.PacketReplicationEngineEnt
 
 
 def _write_clone_session(pipeline: Pipeline, kind: int, entry: p4r.CloneSessionEntry) -> None:
-    if not 1 <= entry.session_id <= MAX_CLONE_SESSION:
-        raise out_of_range(f"clone session id {entry.session_id} not in 1..{MAX_CLONE_SESSION}")
+    top = MAX_MIRROR_SESSION if pipeline.arch.name == "tna" else MAX_CLONE_SESSION
+    if not 1 <= entry.session_id <= top:
+        raise out_of_range(f"clone session id {entry.session_id} not in 1..{top}")
     for field in ("class_of_service", "packet_length_bytes"):
         if getattr(entry, field) and pipeline.arch.name != "tna":
             raise unimplemented(f"clone session {field} must be 0 (TNA programs only)")

@@ -309,9 +309,9 @@ class PortLoop:
 
     def _run_native(self, engine: NativeEngine) -> None:
         """The C loop on the ports while this thread, every POLL_S (or at a timer), runs the
-        timers and copies changed tables into it, and every SYNC_S collects its counters and
-        checks the traffic manager, until stopped, the pipeline or traffic manager needs
-        Python, or a port fails (handled as the Python loop does)."""
+        timers, copies changed tables and traffic manager settings into it and hands its CPU
+        port's frames on, and every SYNC_S collects its counters, until stopped, the pipeline
+        needs Python, or a port fails (handled as the Python loop does)."""
         switch = self.switch
         with switch.lock:
             self._flush_tx()
@@ -322,7 +322,7 @@ class PortLoop:
                 self.log.warning("native port loop: %s; the Python loop serves the ports", exc)
                 self._native_off = True
                 return
-            self._read_queued(set(session.ports) - {port for port, _ in session.no_ring})
+            switch.injector = session.inject
         if session.no_ring and not self._ring_logged:
             self._ring_logged = True
             port, err = session.no_ring[0]
@@ -330,7 +330,7 @@ class PortLoop:
                              "%d port(s) with recvmmsg", port, os.strerror(err),
                              len(session.no_ring))
         self.native_sessions += 1
-        session.device.start()
+        session.start()
         next_sync = time.monotonic()
         next_housekeeping = next_sync + HOUSEKEEPING_S
         failed: list[tuple[int, int]] = []
@@ -342,6 +342,8 @@ class PortLoop:
                     self._run_timers()
                     self._flush_tx()
                     engine.refresh()
+                    session.push()
+                    session.take()
                 if time.monotonic() < next_sync:
                     continue
                 next_sync = time.monotonic() + SYNC_S
@@ -351,14 +353,14 @@ class PortLoop:
                 if new.get("rx_error"):
                     failed = session.failed_ports()
                     break
-                if not switch.tm.sends_at_once():
-                    break
                 if time.monotonic() >= next_housekeeping:
                     next_housekeeping = time.monotonic() + HOUSEKEEPING_S
                     self._housekeeping()
         finally:
+            with switch.lock:
+                switch.injector = None
             handed = self._end_native(session)
-        with switch.lock:  # a PFC frame stopped the C loop: it and its batch go the Python way
+        with switch.lock:  # the frames the rings held: before those the sockets get now
             for port, frame in handed:
                 self._receive(port, frame)
             self._flush_tx()
@@ -368,25 +370,19 @@ class PortLoop:
                     backend.rx_error = OSError(err, os.strerror(err))
                     self._port_error(fd, port, backend)
 
-    def _read_queued(self, ringed: set[int]) -> None:
-        """Run the frames the sockets of the ports now on rings hold (older than the rings')."""
-        for port, backend in list(self.by_fd.values()):
-            while port in ringed and (frames := backend.read_batch()):
-                for frame in frames:
-                    self._receive(port, frame)
-                self._flush_tx()
-
     def _end_native(self, session: NativeSession) -> list[tuple[int, bytes]]:
-        """Stop the C loop and collect its counters; the frames it handed back (those after a
-        PFC frame, those left on the rings)."""
+        """Stop the C loop and collect its counters and CPU port frames (what it still held
+        in its queues is dropped, as a new pipeline drops them); the frames left on its rings,
+        handed back."""
         device = session.device
-        if not device.stop():
+        if not session.stop():
             self.log.error("the native port loop did not stop; the ports stay with it")
             self._native_off = True
             self._stopping = True
             return []
         with self.switch.lock:
             session.sync()
+            session.take()
         handed = device.handed()
         device.close()
         if device.status:

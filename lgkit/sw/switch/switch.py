@@ -108,6 +108,9 @@ class Switch:
         "Called by a control plane with the number of table entries a write request added."
         self.guard: Watchdog | None = None
         "Aborts passes that run too long (real time, set by the port loop); None: unguarded."
+        self.injector: Callable[[int, bytes], bool] | None = None
+        """Where a controller's frame goes instead of `receive` while another data path carries
+        the packets (the native port loop): False when it had no room."""
         self._generation = 0
         self._recirc_pending = 0
         self._input_pending = 0
@@ -174,7 +177,18 @@ class Switch:
         if self.cpu_port is None:
             raise ValueError("the switch has no CPU port (--cpu-port)")
         with self.lock:
-            self.receive(self.cpu_port, data)
+            if self.injector is None:
+                self.receive(self.cpu_port, data)
+                return
+            st = self.stats(self.cpu_port)
+            st.rx_packets += 1
+            st.rx_bytes += len(data)
+            if not self.injector(self.cpu_port, data):
+                self.drops["packet_out_full"] += 1
+
+    def quiet(self) -> bool:
+        """Whether no packet is between passes (recirculating, or waiting for its ingress)."""
+        return not (self._recirc_pending or self._input_pending)
 
     def _ingress(self, port: int, packet: bytes | IngressJob, generation: int) -> None:
         """One ingress pass of a frame that arrived on `port` or of a resubmitted/recirculated
@@ -307,6 +321,10 @@ class Switch:
         st.tx_bytes += len(data)
         backend.send(data)
         return len(data)
+
+    def deliver(self, port: int, data: bytes) -> None:
+        """A frame another data path sent to `port` (the native loop's CPU port frames)."""
+        self._transmit(port, data, self._generation)
 
     def _transmit(self, port: int, data: bytes, generation: int) -> None:
         if generation != self._generation:

@@ -340,7 +340,8 @@ def _serve(switch: Switch, args: argparse.Namespace, log: logging.Logger,
     if thrift is not None:
         thrift.stop()
     server.stop()
-    print(f"lgkit switch: stopped; {collector.summary()}", flush=True)
+    print(f"lgkit switch: stopped; native port loop runs {loop.native_sessions}; "
+          f"{collector.summary()}", flush=True)
     if worker.is_alive():
         log.error("a pipeline pass did not end within %.0f s of the stop request; exiting "
                   "without closing the ports", STOP_GRACE_S)

@@ -270,14 +270,23 @@ class TrafficManager:
             return 0
         return -(-state.wire_ps(nbytes) // 1000)
 
-    def sends_at_once(self) -> bool:
-        """Whether every packet leaves at once, unqueued (no rate, pause or clone lane, no
-        zero-depth queue, nothing queued): then a native port loop may stand in for it."""
-        if self.clone_lanes or any(self._default_pps) or not all(self._default_depth):
-            return False
-        return all(not (state.rate_bps or state.queued or state.busy)
-                   and all(q.depth and not (q.pps or q.paused) for q in state.queues)
-                   for state in self.ports.values())
+    def idle(self) -> bool:
+        """Whether nothing is queued or being sent and no queue is paused: then another
+        traffic manager (the native port loop's) may take over from this one's settings."""
+        return all(not (state.queued or state.busy) and not any(q.paused for q in state.queues)
+                   for state in [*self.ports.values(), *self.clone_lanes.values()])
+
+    def settings(self) -> tuple:
+        """What the control plane set, comparable: (priority queues, cell bytes, late
+        tolerance, default depths, default rates, per port or clone lane (lane, port, rate,
+        burst, framing, minimum frame, per queue (depth, depth bytes, pps)))."""
+        ports = tuple((lane, port, s.rate_bps, s.burst_bytes, s.framing_bytes,
+                       s.min_frame_bytes, tuple((q.depth, q.depth_bytes, q.pps)
+                                                for q in s.queues))
+                      for lane, table in ((False, self.ports), (True, self.clone_lanes))
+                      for port, s in sorted(table.items()))
+        return (self.priority_queues, self.cell_bytes, self.late_tolerance_ns,
+                tuple(self._default_depth), tuple(self._default_pps), ports)
 
     def queue_depths(self, port: int) -> list[int]:
         """Current occupancy (packets) of each priority queue of `port`."""

@@ -9,6 +9,9 @@ The pass is dropped and counted (`pass_timeout`); the switch goes on with the ne
 A pass of the native engine (a method of an object with `stop_pass`) runs in C, where no
 exception lands: the watchdog also asks it to stop, and its loops end the pass at their next
 iteration; the exception is then delivered as soon as the pass is back in Python.
+The passes of the native port loop (`watch_loop`: its own thread, in C throughout) are guarded
+alike: a frame whose passes use the budget is aborted through the loop itself (dropped and
+counted by it as `pass_timeout`).
 
 Delivery is made exact by a small handshake (the pass's thread clears a request that arrives
 after its pass ended), so the exception never lands outside the pass that ran too long.
@@ -21,7 +24,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 # Two prototypes of PyThreadState_SetAsyncExc(thread id, exception or NULL to clear).
 _set_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(
@@ -33,6 +36,14 @@ _clear_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void
 class PassTimeout(BaseException):
     """Raised in a pass that ran past its budget (a BaseException: the pipeline's own error
     handling must not swallow it)."""
+
+
+class GuardedLoop(Protocol):
+    """A native port loop as the watchdog sees it (exec/native/device.py's NativeDevice)."""
+
+    def thread_id(self) -> int: ...
+    def busy(self) -> int: ...
+    def abort(self, frame: int) -> bool: ...
 
 
 def thread_cpu_s(thread_id: int) -> float | None:
@@ -59,6 +70,8 @@ class Watchdog:
         self._target = 0   # the token the watchdog is aborting
         self._done = 0     # the token whose abort attempt has finished
         self._stopper: Callable[[bool], None] | None = None  # the native pass's stop_pass
+        self._loop: GuardedLoop | None = None  # a native port loop whose passes are guarded
+        self._loop_lock = threading.Lock()
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
 
@@ -98,6 +111,12 @@ class Watchdog:
             except PassTimeout:  # delivered while we waited: nothing is pending any more
                 continue
 
+    def watch_loop(self, loop: GuardedLoop | None) -> None:
+        """Guard the passes of a native port loop too (None: no longer; once this returns, the
+        watchdog no longer calls the previous one)."""
+        with self._loop_lock:
+            self._loop = loop
+
     # ---- the watchdog's side -----------------------------------------------------------------
 
     def start(self) -> None:
@@ -115,7 +134,9 @@ class Watchdog:
     def _watch(self) -> None:
         poll_s = min(0.05, self.budget_s / 4)
         seen: tuple[int, float] | None = None  # (token, its thread's CPU time when first seen)
+        loop_seen: tuple[int, float] | None = None  # the same for the port loop's frame
         while not self._stop.wait(poll_s):
+            loop_seen = self._watch_loop_frame(loop_seen)
             token, thread = self._current, self._thread
             cpu = thread_cpu_s(thread) if token else None
             if token == 0 or cpu is None:
@@ -125,6 +146,21 @@ class Watchdog:
             elif cpu - seen[1] >= self.budget_s:
                 self._abort(token, thread)
                 seen = None
+
+    def _watch_loop_frame(self, seen: tuple[int, float] | None) -> tuple[int, float] | None:
+        """Abort the port loop's frame once its passes used the budget; what was seen of it."""
+        with self._loop_lock:
+            loop = self._loop
+            frame = loop.busy() if loop is not None else 0
+            cpu = thread_cpu_s(loop.thread_id()) if loop is not None and frame else None
+            if cpu is None:
+                return None
+            if seen is None or seen[0] != frame:
+                return (frame, cpu)
+            if cpu - seen[1] >= self.budget_s:
+                loop.abort(frame)  # type: ignore[union-attr]
+                return None
+            return seen
 
     def _abort(self, token: int, thread: int) -> None:
         self._target = token

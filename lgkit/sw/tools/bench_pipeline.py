@@ -126,7 +126,7 @@ def build_router():  # noqa: ANN201 - returns a Pipeline (imported lazily)
     from lgkit.sw.exec.pipeline import Exact, Lpm, Pipeline, TableEntry
     from lgkit.sw.lang.frontend.compiler import compile_source
 
-    pipeline = Pipeline.load(compile_source(ROUTER_P4, "bench_router.p4"))
+    pipeline = Pipeline.load(compile_source(ROUTER_P4, "bench_router.p4"), engine="python")
     l2 = pipeline.tables["MyIngress.l2_check"]
     for i in range(64):
         l2.insert(TableEntry([Exact(i + 1)], "MyIngress.set_l2", [i % 8]))

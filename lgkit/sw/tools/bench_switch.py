@@ -304,10 +304,10 @@ def cpu_seconds(pid: int) -> float | None:
 class BuiltinUnderTest:
     """`lgkit switch` on the pair's ports, routes set with `lgkit switch-cli`."""
 
-    def __init__(self, program: str, engine: str = "python") -> None:
+    def __init__(self, program: str, engine: str = "native", named: bool = False) -> None:
         self.program = program
         self.engine = engine
-        self.name = "built-in" if engine == "python" else f"built-in ({engine})"
+        self.name = f"built-in ({engine})" if named or engine != "native" else "built-in"
         self.addr = ""
 
     def start(self, pair: HostPair) -> subprocess.Popen[str]:
@@ -520,7 +520,7 @@ def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "python") -> int:
+def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "native") -> int:
     """The built-in switch on `engine` beside BMv2 (when installed), or with engine "both" on
     the python engine beside the native one."""
     if os.geteuid() != 0:
@@ -533,7 +533,7 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "
     try:
         with tempfile.TemporaryDirectory() as tmp:
             switches: list[BuiltinUnderTest | Bmv2UnderTest] = [
-                BuiltinUnderTest(program, e) for e in
+                BuiltinUnderTest(program, e, named=engine == "both") for e in
                 (("python", "native") if engine == "both" else (engine,))]
             bmv2 = Bmv2UnderTest(program, tmp)
             if engine == "both":
@@ -577,9 +577,9 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--repeat", type=int, default=3,
                        help="rounds: each switch is measured N times, alternating (3)")
     bench.add_argument("--quick", action="store_true", help="1 s runs, for a smoke test")
-    bench.add_argument("--engine", choices=["python", "native", "both"], default="python",
-                       help="the built-in switch's engine (beside BMv2), or both engines side "
-                            "by side")
+    bench.add_argument("--engine", choices=["python", "native", "both"], default="native",
+                       help="the built-in switch's engine (beside BMv2; native, the switch's "
+                            "default), or both engines side by side")
     bench.set_defaults(func=_run_bench)
 
 

@@ -33,9 +33,25 @@ const bit<32> SEQ_STEP = 32w1 << 15;
 const bit<32> SEQ_WINDOW = 32w4096 << 15;
 /* reTxReqs: per port 4096 sequence numbers; LG_HOLE_REGS one-bit registers = K on Tofino. */
 typedef bit<20> hole_idx_t;        /* port[7:0] ++ seq[11:0] */
-/* LG_NB de-duplication: per port 2048 sequence numbers (a register lives in one stage). */
+/* LG_NB de-duplication: per port 2^LG_SEEN_BITS sequence numbers (a register lives in one
+ * stage): 2048 on Tofino, 1024 on Tofino 2 (512K x 8 bits finds no stage there). */
+#if __TARGET_TOFINO__ == 2
+typedef bit<18> seen_idx_t;        /* port[7:0] ++ seq[9:0] */
+#define LG_SEEN_BITS 10
+#else
 typedef bit<19> seen_idx_t;        /* port[7:0] ++ seq[10:0] */
+#define LG_SEEN_BITS 11
+#endif
 const bit<8> LG_MAX_HOLES_TNA = 4;
+/* A receiver port's two mirror sessions: loss notifications through port_session (the control
+ * plane gives it the high-priority queue: a later leading ACK piggybacked on data must not
+ * overtake a notification), PFC frames through port_session + PFC_SESSION_OFFSET (queue 0):
+ * half the mirror ids (MirrorId_t: 10 bits on Tofino, 8 on Tofino 2). */
+#if __TARGET_TOFINO__ == 2
+const bit<32> PFC_SESSION_OFFSET = 128;
+#else
+const bit<32> PFC_SESSION_OFFSET = 512;
+#endif
 #define LG_PORTS 512
 
 header ethernet_h {
@@ -184,7 +200,7 @@ struct ig_meta_t {
     bit<32> now;             /* ingress time in 1.024 us units (ns >> 10) */
     bit<32> ref;             /* now - rx_timeout_us */
     bit<16> rx_len;          /* bytes a frame takes in the reordering buffer */
-    bit<8>  tag;             /* LG_NB: 1 ++ seq17[16:11], the 2048-seq window of lg_data */
+    bit<8>  tag;             /* LG_NB: 1 ++ seq17[16:LG_SEEN_BITS], lg_data's seq window */
     bit<12> hs0;             /* reTxReqs register j is accessed at seq hs_j (port ++ hs_j) */
     bit<12> hs1;
     bit<12> hs2;

@@ -20,9 +20,9 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             if (meta.seq - v < SEQ_WINDOW) { v = meta.seq + SEQ_STEP; }
         }
     };
-    /* LG_NB: the window tag (1 ++ seq17[16:11]) of the last retransmission delivered for each
-     * seq: the first of the N copies passes, the rest are duplicates. */
-    Register<bit<8>, seen_idx_t>(1 << 19, 0) rx_retx_seen;
+    /* LG_NB: the window tag (1 ++ seq17[16:LG_SEEN_BITS]) of the last retransmission
+     * delivered for each seq: the first of the N copies passes, the rest are duplicates. */
+    Register<bit<8>, seen_idx_t>(1 << (8 + LG_SEEN_BITS), 0) rx_retx_seen;
     RegisterAction<bit<8>, seen_idx_t, bit<8>>(rx_retx_seen) first_copy = {
         void apply(inout bit<8> v, out bit<8> rv) {
             rv = 0;
@@ -107,6 +107,16 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) timeouts;
     Counter<bit<32>, bit<9>>(LG_PORTS, CounterType_t.PACKETS) out_of_window;
 
+    /* A PFC frame through the port's PFC session (port_session < PFC_SESSION_OFFSET, so the OR
+     * is the sum: in MirrorId_t's width, which keeps Tofino 2 within its stages). */
+    action mirror_pfc(lg_kind_t kind) {
+        meta.mirror.setValid();
+        meta.mirror.kind = kind;
+        meta.mirror.port = (bit<16>)meta.port;
+        meta.session = (MirrorId_t)meta.pc.port_session | (MirrorId_t)PFC_SESSION_OFFSET;
+        ig_dprsr_md.mirror_type = 1;
+    }
+
     action mirror_to(lg_kind_t kind, bit<32> session) {
         meta.mirror.setValid();
         meta.mirror.kind = kind;
@@ -153,8 +163,8 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
      * comparisons, then the notification and PFC mirrors. */
     apply {
         bit<9> port = meta.port;
-        seen_idx_t idx = seen_at.get({port[7:0], hdr.lg_data.seq_no[10:0]});
-        meta.tag = 2w1 ++ hdr.lg_data.era ++ hdr.lg_data.seq_no[15:11];
+        seen_idx_t idx = seen_at.get({port[7:0], hdr.lg_data.seq_no[LG_SEEN_BITS - 1:0]});
+        meta.tag = (bit<8>)(1w1 ++ hdr.lg_data.era ++ hdr.lg_data.seq_no[15:LG_SEEN_BITS]);
         iplen = ip_len.get({hdr.ipv4.total_len});
         meta.ref = meta.now - meta.pc.rx_timeout_us;
         meta.rx_len = iplen + 19;
@@ -295,9 +305,9 @@ control LgRxIngress(inout headers_t hdr, inout ig_meta_t meta,
             }
         }
         if (meta.pfc == 1) {
-            mirror_to(KIND_PAUSE, meta.pc.port_session);
+            mirror_pfc(KIND_PAUSE);
         } else if (meta.pfc == 2) {
-            mirror_to(KIND_RESUME, meta.pc.port_session);
+            mirror_pfc(KIND_RESUME);
         }
     }
 }
@@ -315,15 +325,19 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
     RegisterAction<bit<32>, bit<9>, bit<32>>(leading) get_leading = {
         void apply(inout bit<32> v, out bit<32> rv) { rv = v; }
     };
-    /* Explicit ACKs still allowed since the last update. */
+    /* Explicit ACKs still allowed since the last update: an update refills it, an explicit ACK
+     * spends one (returning the budget before). One RegisterAction for both: with two, one
+     * reading hdr.carry.ack_repeat, bf-p4c 9.13.4 for Tofino 2 stops with an internal error on
+     * the other (docs/tofino.md, Tofino 2). */
     Register<bit<8>, bit<9>>(LG_PORTS, 0) ack_budget;
-    RegisterAction<bit<8>, bit<9>, bit<8>>(ack_budget) ack_refill = {
-        void apply(inout bit<8> v) { v = hdr.carry.ack_repeat; }
-    };
-    RegisterAction<bit<8>, bit<9>, bit<8>>(ack_budget) ack_spend = {
+    RegisterAction<bit<8>, bit<9>, bit<8>>(ack_budget) ack_budget_update = {
         void apply(inout bit<8> v, out bit<8> rv) {
             rv = v;
-            if (v != 0) { v = v - 1; }
+            if (hdr.carry.rx_update == 1) {
+                v = hdr.carry.ack_repeat;
+            } else if (v != 0) {
+                v = v - 1;
+            }
         }
     };
 
@@ -435,7 +449,7 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
         if (hdr.carry.rx_update == 1) {
             /* A fresh data frame of port carry.port passing through: advance its ACK. */
             set_leading.execute(hdr.carry.port[8:0]);
-            ack_refill.execute(hdr.carry.port[8:0]);
+            ack_budget_update.execute(hdr.carry.port[8:0]);
         } else if (meta.ec.rx_on == 0) {
             if (kind == KIND_ACK || kind == KIND_NOTIFY || kind == KIND_PAUSE
                 || kind == KIND_RESUME) {
@@ -452,7 +466,7 @@ control LgRxEgress(inout headers_t hdr, inout eg_meta_t meta,
             ctl = 1;
         } else if (kind == KIND_ACK) {
             /* Dropped below when its budget is spent. */
-            budget = ack_spend.execute(port);
+            budget = ack_budget_update.execute(port);
             s = get_leading.execute(port);
             ctl = 1;
             emit = 1;

@@ -4,8 +4,10 @@
 #define LGT_SENDER_P4
 
 /* reTxReqs: hole j of a notification is bit (first_lost + j) of register j, set by the
- * notification, read and cleared by each loop of a Tx copy: both accesses in one table, the
- * action chosen by meta.looped (a register is accessed from one table, once per pass). */
+ * notification, read and cleared by each loop of a Tx copy but its first pass (a notification
+ * can come before that pass, on a switch slow to recirculate): both accesses in one table, the
+ * action chosen by meta.looped and meta.in_first_pass (a register is accessed from one table,
+ * once per pass). */
 #define LG_HOLE_REG(J) \
     Register<bit<1>, hole_idx_t>(1 << 20, 0) holes_##J; \
     RegisterAction<bit<1>, hole_idx_t, bit<1>>(holes_##J) mark_##J = { \
@@ -16,9 +18,9 @@
     action do_mark_##J() { mark_##J.execute(hole_at_##J.get({meta.port[7:0], meta.hs##J})); } \
     action do_take_##J() { meta.h##J = take_##J.execute(hole_at_##J.get({meta.port[7:0], meta.hs##J})); } \
     table hole_##J { \
-        key = { meta.looped: exact; } \
+        key = { meta.looped: exact; meta.in_first_pass: exact; } \
         actions = { do_mark_##J; do_take_##J; @defaultonly NoAction; } \
-        const entries = { 0: do_mark_##J(); 1: do_take_##J(); } \
+        const entries = { (0, 0): do_mark_##J(); (1, 0): do_take_##J(); } \
         size = 2; \
         default_action = NoAction(); \
     }
@@ -90,7 +92,7 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
 
     apply {
         /* Where the holes are, then the register accesses (in parallel). A notification marks
-         * up to LG_MAX_HOLES_TNA holes; a Tx copy reads and clears its own. */
+         * up to LG_MAX_HOLES_TNA holes; a Tx copy after its first pass reads and clears its own. */
         hole_seqs.apply();
         if (meta.pc.tx_on == 1) {
             if (meta.looped == 1 || hdr.lg_ack.isValid()) { leading.apply(); }
@@ -106,8 +108,8 @@ control LgTxIngress(inout headers_t hdr, inout ig_meta_t meta,
     }
 }
 
-/* One loop of a buffered copy: keep (a first pass, which clears stale holes, or not yet known
- * received), retransmit N copies (a hole), or drop: from what LgTxIngress found. */
+/* One loop of a buffered copy: keep (a first pass, which leaves its holes marked, or not yet
+ * known received), retransmit N copies (a hole), or drop: from what LgTxIngress found. */
 control LgTxLoop(inout headers_t hdr, inout ig_meta_t meta,
                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     apply {
@@ -141,15 +143,18 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
     RegisterAction<bit<32>, bit<9>, bit<32>>(tx_next) last_seq = {
         void apply(inout bit<32> v, out bit<32> rv) { rv = v - 1; }
     };
-    /* Dummies still allowed since the last data frame (the notify count). */
+    /* Dummies still allowed since the last data frame (the notify count): a dummy spends one
+     * (returning the budget before), a data frame refills it. One RegisterAction for both, as
+     * `ack_budget` (docs/tofino.md, Tofino 2: a bf-p4c internal error). */
     Register<bit<8>, bit<9>>(LG_PORTS, 0) dummy_budget;
-    RegisterAction<bit<8>, bit<9>, bit<8>>(dummy_budget) refill = {
-        void apply(inout bit<8> v) { v = meta.ec.dummy_repeat; }
-    };
-    RegisterAction<bit<8>, bit<9>, bit<8>>(dummy_budget) spend = {
+    RegisterAction<bit<8>, bit<9>, bit<8>>(dummy_budget) dummy_budget_update = {
         void apply(inout bit<8> v, out bit<8> rv) {
             rv = v;
-            if (v != 0) { v = v - 1; }
+            if (hdr.carry.kind != KIND_DUMMY) {
+                v = meta.ec.dummy_repeat;
+            } else if (v != 0) {
+                v = v - 1;
+            }
         }
     };
     /* Copies put in the Tx buffer: packets (lo) and bytes (hi). */
@@ -249,7 +254,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             if (kind == KIND_DUMMY) { meta.drop = 1; }
         } else if (kind == KIND_DUMMY) {
             /* A dummy carries the last seq sent; dropped below when its budget is spent. */
-            budget = spend.execute(port);
+            budget = dummy_budget_update.execute(port);
             s = last_seq.execute(port);
             dummy_frame.apply();
             first = 1;
@@ -261,7 +266,7 @@ control LgTxEgress(inout headers_t hdr, inout eg_meta_t meta,
             shim_frame.apply();
             s = next_seq.execute(port);
             first = 1;
-            refill.execute(port);
+            dummy_budget_update.execute(port);
             /* Tx buffer: an egress mirror (with the LG header) to the recirculation port. */
             meta.mirror.setValid();
             meta.mirror.kind = KIND_TXCOPY;

@@ -3,6 +3,7 @@ engine's generated code, Vertigo's host agent)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -52,7 +53,7 @@ def compiled(source: str, flags: list[str], suffix: str, libs: Sequence[str] = (
     if out.is_file():
         return out
     try:
-        _build([cc, *flags], list(libs), source, folder, out)
+        _build_once([cc, *flags], list(libs), source, folder, out)
     except OSError as exc:
         raise Unsupported(f"build cache {folder} ({exc.strerror or exc})") from None
     except subprocess.TimeoutExpired:
@@ -60,9 +61,24 @@ def compiled(source: str, flags: list[str], suffix: str, libs: Sequence[str] = (
     return out
 
 
+def _build_once(command: list[str], libs: list[str], source: str, folder: Path, out: Path
+                ) -> None:
+    """Build `out` unless another process did meanwhile: processes loading one program at
+    once (a network's switches on a cold cache) build it once, the others waiting on its lock
+    file (removed when the build is over) and then taking the library."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lock_path = out.with_name(f".{out.stem}.lock")
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed (or the process ends)
+        try:
+            if not out.is_file():
+                _build(command, libs, source, folder, out)
+        finally:  # a waiter on it then finds the library; a newcomer, before locking
+            lock_path.unlink(missing_ok=True)
+
+
 def _build(command: list[str], libs: list[str], source: str, folder: Path, out: Path) -> None:
     """Compile into a temporary name in the cache, then rename it into place."""
-    folder.mkdir(parents=True, exist_ok=True)
     src = out.with_suffix(".c")
     write_atomic(src, source)
     tmp = folder / f".{out.name}.{os.getpid()}.tmp"

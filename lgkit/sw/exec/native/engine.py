@@ -387,6 +387,11 @@ class NativeEngine:
         copy[sm["instance_type"]] = EGRESS_CLONE
         return self._replicas(copy, targets, EGRESS_CLONE, data)
 
+    def log_errors(self) -> None:
+        """The engine's context's out-of-range accesses since the last call, into the log."""
+        if self._errors[0]:
+            self._log_errors()
+
     def _log_errors(self) -> None:
         """The pass's out-of-range register and counter accesses and stack index errors,
         logged as the Python engine logs them."""

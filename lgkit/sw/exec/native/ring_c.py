@@ -8,10 +8,10 @@ FANOUT_JOIN). ring_open adds the ring socket to that group and sets the group's 
 pick it; ring_give_back sets the program back to the switch's socket. A fanout program change
 is atomic and waits until no frame is still on its way to the old member, so every frame goes
 to exactly one socket: none is lost or read twice at the hand-overs. Frames still queued on the
-switch's socket when the ring takes over are the Python loop's to read before the C loop
-starts; frames left on the ring when it gives the port back are handed to the Python switch
-(ring_left). A frame larger than a ring slot is queued on the ring socket (PACKET_COPY_THRESH)
-and read from there in its turn.
+switch's socket when the ring takes over are read first, by the C loop (device_c.py); frames
+left on the ring when it gives the port back are handed to the Python switch (ring_left). A
+frame larger than a ring slot is queued on the ring socket (PACKET_COPY_THRESH) and read from
+there in its turn.
 
 C API (`lg_ring` is a caller's struct; ring_close, ring_pending and ring_drops take a closed
 one too):
