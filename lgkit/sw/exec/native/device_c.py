@@ -15,8 +15,9 @@ C API (every function takes the device; `ctx` is a context of the program, lg_ne
                                                  bound to an interface as `port`: 0, or -1 when
                                                  the device has MAX_PORTS ports or port > 511
     int  lg_dev_ring(lg_dev *d, uint32_t port)  read the port through a PACKET_MMAP ring
-                                                 (ring_c.py) from now on: 0, or -errno (then
-                                                 the loop reads its socket with recvmmsg)
+                                                 (ring_c.py) from now on, the frames its socket
+                                                 already holds first: 0, or -errno (then the
+                                                 loop reads its socket with recvmmsg)
     u64  lg_dev_ring_drops(lg_dev *d)           frames the kernel dropped on full rings since
                                                  the last call
     int  lg_dev_ring_frames(lg_dev *d, uint32_t port)   frames waiting on the port's ring
@@ -704,9 +705,11 @@ static void arm(lg_dev *d, u64 due) {
 
 enum { EV_STOP = MAX_PORTS, EV_KICK, EV_TIMER };
 
-/* Serve port k of the loop's epoll set `ep`; a socket error takes it out of the loop. */
+/* Serve port k of the loop's epoll set `ep`; a socket error takes it out of the loop (an
+   event of this round for a port out already is passed over). */
 static void serve(lg_dev *d, int ep, int k) {
     dev_port *p = &d->ports[k];
+    if (d->st[STAT_PORTS + PORT_SLOTS * p->port + 4]) return;
     int r = serve_port(d, p);
     if (r < 0) {  /* a link down or an interface gone: leave it to the Python loop */
         d->st[STAT_RX_ERROR]++;
