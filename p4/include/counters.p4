@@ -22,6 +22,7 @@ counter(LG_PORTS, CounterType.packets) lg_cnt_retx;           /* retransmitted c
 counter(LG_PORTS, CounterType.packets) lg_cnt_dummies;        /* dummies sent */
 counter(LG_PORTS, CounterType.packets) lg_cnt_corrupt_drops;  /* frames the emulator dropped */
 counter(LG_PORTS, CounterType.packets) lg_cnt_pause_expiries; /* pauses that timed out */
+counter(LG_PORTS, CounterType.packets) lg_cnt_hold_expiries;  /* awaited hold tickets that timed out */
 
 /* Lost sequence numbers: detected and beyond K (never notified). Registers, since a gap adds
  * more than one. */

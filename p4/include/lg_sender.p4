@@ -9,6 +9,7 @@ register<bit<1>>(LG_PORTS)  lg_tx_paused;      /* receiver asked us to pause */
 register<bit<48>>(LG_PORTS) lg_tx_paused_at;   /* when the pause was last set or refreshed, us */
 register<bit<32>>(LG_PORTS) lg_tx_hold_head;   /* next hold ticket to release */
 register<bit<32>>(LG_PORTS) lg_tx_hold_tail;   /* next hold ticket to hand out */
+register<bit<48>>(LG_PORTS) lg_tx_hold_at;     /* when the hold last moved or was paused, us */
 register<bit<8>>(LG_PORTS)  lg_dummy_budget;   /* dummies still allowed (notify count) */
 register<bit<1>>(LG_PORTS)  lg_dummy_parked;   /* 1: no dummy exists right now */
 register<bit<8>>(LG_PORTS)  lg_dummy_gen;      /* generation of the live dummy */
@@ -24,6 +25,7 @@ control LgTxReset(in bit<32> pidx) {
         lg_tx_paused_at.write(pidx, 0);
         lg_tx_hold_head.write(pidx, 0);
         lg_tx_hold_tail.write(pidx, 0);
+        lg_tx_hold_at.write(pidx, 0);
         lg_tx_buf_bytes.write(pidx, 0);
         lg_tx_buf_pkts.write(pidx, 0);
         lg_tx_buf_max_bytes.write(pidx, 0);
@@ -124,9 +126,26 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
 
 /* Order-preserving hold (our stand-in for the paused normal queue, Alg. 2 at the sender).
  * A pause that no ACK or pause frame refreshed for tx_pause_timeout_us expires (as PFC's pause
- * time does), so a pause the receiver never sent, or a lost resume, cannot hold P forever. */
+ * time does), so a pause the receiver never sent, or a lost resume, cannot hold P forever.
+ * The awaited ticket expires the same way: a held packet that finds the link not paused and
+ * the hold not moved for tx_pause_timeout_us takes the turn of the tickets before it (their
+ * packets were lost, e.g. dropped by a full recirculation queue), and a late packet whose
+ * ticket was passed over leaves at once. */
 control LgTxHold(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
+    /* A held packet leaves for its port at normal priority. */
+    action release(bit<9> port) {
+        meta.lg.kind = KIND_NONE;
+        standard_metadata.egress_spec = port;
+        standard_metadata.priority = meta.g.prio_normal;
+    }
+
+    /* Around the recirculation port once more. */
+    action hold() {
+        standard_metadata.egress_spec = meta.g.recirc_port;
+        standard_metadata.priority = PRIO_COURIER;
+    }
+
     apply {
         bool held_pass = meta.lg.kind == KIND_HELD;
         bit<9> port = standard_metadata.egress_spec;
@@ -139,11 +158,7 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
         }
         bit<32> pidx = (bit<32>)port;
         if (on == 0) {
-            if (held_pass) {
-                meta.lg.kind = KIND_NONE;
-                standard_metadata.egress_spec = port;
-                standard_metadata.priority = meta.g.prio_normal;
-            }
+            if (held_pass) { release(port); }
             return;
         }
         bit<1> paused;
@@ -163,22 +178,34 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
         lg_tx_hold_head.read(head, pidx);
         lg_tx_hold_tail.read(tail, pidx);
         if (held_pass) {
-            if (paused == 0 && meta.lg.ticket == head) {
-                lg_tx_hold_head.write(pidx, head + 1);
-                meta.lg.kind = KIND_NONE;
-                standard_metadata.egress_spec = port;
-                standard_metadata.priority = meta.g.prio_normal;
+            /* 0: this packet's turn; top bit set: its turn was passed over (late). */
+            bit<32> ahead = meta.lg.ticket - head;
+            if (paused == 1) {
+                lg_tx_hold_at.write(pidx, meta.l.now);
+                hold();
+            } else if (ahead[31:31] == 1) {
+                release(port);
             } else {
-                standard_metadata.egress_spec = meta.g.recirc_port;
-                standard_metadata.priority = PRIO_COURIER;
+                bit<48> moved;
+                lg_tx_hold_at.read(moved, pidx);
+                bool expired = pause_timeout != 0 && meta.l.now > moved
+                               && meta.l.now - moved >= (bit<48>)pause_timeout;
+                if (ahead == 0 || expired) {
+                    if (ahead != 0) { lg_cnt_hold_expiries.count(pidx); }
+                    lg_tx_hold_head.write(pidx, meta.lg.ticket + 1);
+                    lg_tx_hold_at.write(pidx, meta.l.now);
+                    release(port);
+                } else {
+                    hold();
+                }
             }
         } else if (paused == 1 || head != tail) {
+            if (head == tail) { lg_tx_hold_at.write(pidx, meta.l.now); }
             lg_tx_hold_tail.write(pidx, tail + 1);
             meta.lg.ticket = tail;
             meta.lg.kind = KIND_HELD;
             meta.lg.port = port;
-            standard_metadata.egress_spec = meta.g.recirc_port;
-            standard_metadata.priority = PRIO_COURIER;
+            hold();
         }
     }
 }

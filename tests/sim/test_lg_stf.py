@@ -10,7 +10,7 @@ from lgkit.cli import main
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["sender", "receiver", "receiver_window", "two_ports",
-                                  "pause_timeout"])
+                                  "pause_timeout", "hold_lost_ticket"])
 def test_lg_stf(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     program = REPO / "p4" / "linkguardian.p4"
     code = main(["stf", str(program), str(REPO / "tests" / "lg_stf" / f"{name}.stf")])
