@@ -39,11 +39,15 @@ from lgkit.net.inject.registry import AUTO as INJECTOR_AUTO
 from lgkit.net.inject.registry import CHOICES as INJECTOR_CHOICES
 from lgkit.net.testbed.lgprotection import LG_PROGRAM, TestbedProtection, make_protection
 from lgkit.net.testbed.testbed import HOST_SHARE, Testbed
+from lgkit.reproduce.bed import EXPECTED as TESTBED_ERRORS
 from lgkit.reproduce.bed import preflight as testbed_preflight
 from lgkit.reproduce.context import Context
 from lgkit.reproduce.report import Check, Comparison, Row
 from lgkit.sw.switch.loss import LossModel
-from lgkit.workloads.iperf import IperfServer, run_tcp
+from lgkit.workloads.iperf import IperfServer, WorkloadError, run_tcp
+
+EXPECTED = TESTBED_ERRORS
+"Failures of the testbed reported in one line (a probe's own failure is a failed probe)."
 
 CORRUPTION = 1e-2
 "Corruption loss on the protected link while LG is judged (issue 11 item 5)."
@@ -89,6 +93,9 @@ class Probe:
     "Explicit ACKs the receiver sent."
     pauses: int
     "Pause frames the receiver sent (its reordering buffer passed pauseThreshold)."
+    hold_expiries: int
+    """Awaited hold tickets the sender gave up on (their packets were lost on the way around,
+    e.g. to a full recirculation queue)."""
     ack_timeout_ms: float
     "The receiver's ackNoTimeout in force."
     retx_delay_p50_ms: float
@@ -235,7 +242,8 @@ class RateBed:
                 "dummies": self.counter(tx, "lg_cnt_dummies", rx),
                 "timeouts": self.counter(rx, "lg_cnt_timeouts", tx),
                 "acks": self.counter(rx, "lg_cnt_acks", tx),
-                "pauses": self.counter(rx, "lg_cnt_pauses", tx)}
+                "pauses": self.counter(rx, "lg_cnt_pauses", tx),
+                "hold_expiries": self.counter(tx, "lg_cnt_hold_expiries", rx)}
 
     def passes(self) -> dict[str, int]:
         """Pipeline passes so far per switch (built-in target only; BMv2 does not count)."""
@@ -287,11 +295,28 @@ class RateBed:
         return Probe(rate_mbps, round(clean_mbps, 2), round(lg_mbps, 2),
                      delta.actual_loss, delta.effective_loss, retransmits, lg["retx"],
                      lg["timeouts"], tx_max, rx_max, lg["dummies"], lg["acks"], lg["pauses"],
+                     lg["hold_expiries"],
                      timeout_ms, *delay_percentiles(delays),
                      describe_losses(lost) if self.testbed.kind.reports_drops else "n/a",
                      " ".join(f"{s} {c:.2f}" for s, c in cpu.items()),
                      " ".join(f"{s} {p:.1f}" for s, p in passes.items()),
                      round(os.getloadavg()[0], 2), passed, why)
+
+
+def failed_probe(rate_mbps: float, why: str) -> Probe:
+    """A probe that measured nothing (NaN goodput and loss) and failed for `why`."""
+    nan = math.nan
+    return Probe(rate_mbps, nan, nan, nan, nan, 0, 0, 0, 0, 0, 0, 0, 0, 0, nan, nan, nan, nan,
+                 "n/a", "", "", round(os.getloadavg()[0], 2), False, why)
+
+
+def try_probe(probe: Callable[[float], Probe], rate_mbps: float) -> Probe:
+    """probe(rate_mbps), or a failed probe when one of its flows did not complete (iperf3's
+    client never finished on a stalled link, or gave no report): the search goes on."""
+    try:
+        return probe(rate_mbps)
+    except WorkloadError as exc:
+        return failed_probe(rate_mbps, f"flow failed: {exc}")
 
 
 def describe_losses(lost: dict[tuple[str, str], int]) -> str:
@@ -348,13 +373,14 @@ def run(ctx: Context) -> list[Comparison]:
     start: float = options.start_mbps or bed.testbed.p4_rate_mbps()
 
     def passes(rate: float) -> bool:
-        probe = bed.probe(rate)
+        probe = try_probe(bed.probe, rate)
         probes.append(probe)
         ctx.store.append("probes", asdict(probe))
         ctx.log(f"{rate:g} Mb/s: no loss {probe.clean_mbps:.1f}, LG {probe.lg_mbps:.1f} Mb/s, "
                 f"effective {probe.effective_loss:.1e}, LG retx {probe.lg_retx}, timeouts "
                 f"{probe.lg_timeouts}, Tx/Rx buffer max {probe.tx_buf_max_pkts}/"
-                f"{probe.rx_buf_max_pkts} pkts, lost in switches {probe.lost_in_switches}, "
+                f"{probe.rx_buf_max_pkts} pkts, hold expiries {probe.hold_expiries}, "
+                f"lost in switches {probe.lost_in_switches}, "
                 f"retx delay p50/p99/max {probe.retx_delay_p50_ms}/{probe.retx_delay_p99_ms}/"
                 f"{probe.retx_delay_max_ms} ms (timeout "
                 f"{probe.ack_timeout_ms:g}), CPU {probe.cpu_share}, passes/pkt "

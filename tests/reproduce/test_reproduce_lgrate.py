@@ -13,15 +13,18 @@ from lgkit.net.testbed.lgprotection import RECIRC_QUEUE_DEPTH
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.reproduce import registry
 from lgkit.reproduce.lgrate import (
+    EXPECTED,
     Probe,
     delay_percentiles,
     describe_losses,
     search,
     summary,
     timeout_check,
+    try_probe,
     verdict,
 )
 from lgkit.sw.switch.switch import RECIRC_QUEUE_CAPACITY
+from lgkit.workloads.iperf import WorkloadError
 
 
 def test_lgrate_is_registered_as_a_testbed_experiment() -> None:
@@ -84,7 +87,7 @@ def test_summary_of_one_and_of_several_searches() -> None:
 
 
 def probe(rate: float, delay_max_ms: float, timeout_ms: float, passed: bool = True) -> Probe:
-    return Probe(rate, 9.0, 9.0, 0.01, 0.0, 0, 30, 0, 5, 5, 100, 100, 0, timeout_ms, 1.0,
+    return Probe(rate, 9.0, 9.0, 0.01, 0.0, 0, 30, 0, 5, 5, 100, 100, 0, 0, timeout_ms, 1.0,
                  delay_max_ms, delay_max_ms, "none", "", "", 1.0, passed, "")
 
 
@@ -122,3 +125,31 @@ def test_drops_outside_p4_leave_out_the_programs_own_and_the_switch_totals(tmp_p
 
 def test_builtin_port_queues_hold_what_lgs_hold_or_reordering_buffer_can_release() -> None:
     assert TARGETS["builtin"].queue_depth >= max(RECIRC_QUEUE_CAPACITY, RECIRC_QUEUE_DEPTH)
+
+
+def test_a_stalled_flow_is_a_failed_probe_and_the_search_goes_on() -> None:
+    """A rate whose flow never finishes (iperf3's client times out on a stalled link) fails
+    with one line why; the search bisects on and finds the highest rate that passed."""
+    tried: list[float] = []
+    why: list[str] = []
+
+    def probe_at(rate: float) -> Probe:
+        tried.append(rate)
+        if rate > 150:
+            raise WorkloadError("iperf3 client did not finish")
+        return probe(rate, 1.0, 10.0)
+
+    def passes(rate: float) -> bool:
+        result = try_probe(probe_at, rate)
+        why.append(result.why)
+        assert result.rate_mbps == rate and result.passed == (rate <= 150)
+        return result.passed
+
+    assert search(passes, 100, 1.5, 1000, 0.1, 1) == 150
+    assert tried == [100, 150, 225, 183.7, 166.0, 157.8]
+    assert why == ["", "", *["flow failed: iperf3 client did not finish"] * 4]
+    assert math.isnan(try_probe(probe_at, 200).lg_mbps)
+
+
+def test_other_testbed_failures_are_one_line_errors() -> None:
+    assert WorkloadError in EXPECTED
