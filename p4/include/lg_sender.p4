@@ -128,9 +128,10 @@ control LgTxCopy(inout headers_t hdr, inout metadata_t meta,
  * A pause that no ACK or pause frame refreshed for tx_pause_timeout_us expires (as PFC's pause
  * time does), so a pause the receiver never sent, or a lost resume, cannot hold P forever.
  * The awaited ticket expires the same way: a held packet that finds the link not paused and
- * the hold not moved for tx_pause_timeout_us takes the turn of the tickets before it (their
- * packets were lost, e.g. dropped by a full recirculation queue), and a late packet whose
- * ticket was passed over leaves at once. */
+ * the hold not moved for tx_pause_timeout_us gives up on the tickets before it (their packets
+ * were lost, e.g. dropped by a full recirculation queue): every ticket handed out so far is
+ * passed over, so each held packet leaves when it next comes round, in the recirculation
+ * queue's (arrival) order, and the hold starts afresh after them. */
 control LgTxHold(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     /* A held packet leaves for its port at normal priority. */
@@ -178,7 +179,7 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
         lg_tx_hold_head.read(head, pidx);
         lg_tx_hold_tail.read(tail, pidx);
         if (held_pass) {
-            /* 0: this packet's turn; top bit set: its turn was passed over (late). */
+            /* 0: this packet's turn; top bit set: its turn was passed over. */
             bit<32> ahead = meta.lg.ticket - head;
             if (paused == 1) {
                 lg_tx_hold_at.write(pidx, meta.l.now);
@@ -190,10 +191,14 @@ control LgTxHold(inout headers_t hdr, inout metadata_t meta,
                 lg_tx_hold_at.read(moved, pidx);
                 bool expired = pause_timeout != 0 && meta.l.now > moved
                                && meta.l.now - moved >= (bit<48>)pause_timeout;
-                if (ahead == 0 || expired) {
-                    if (ahead != 0) { lg_cnt_hold_expiries.count(pidx); }
-                    lg_tx_hold_head.write(pidx, meta.lg.ticket + 1);
+                if (ahead == 0) {
+                    lg_tx_hold_head.write(pidx, head + 1);
                     lg_tx_hold_at.write(pidx, meta.l.now);
+                    release(port);
+                } else if (expired) {
+                    lg_tx_hold_head.write(pidx, tail);
+                    lg_tx_hold_at.write(pidx, meta.l.now);
+                    lg_cnt_hold_expiries.count(pidx);
                     release(port);
                 } else {
                     hold();
