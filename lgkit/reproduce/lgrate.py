@@ -376,6 +376,9 @@ def run(ctx: Context) -> list[Comparison]:
         probe = try_probe(bed.probe, rate)
         probes.append(probe)
         ctx.store.append("probes", asdict(probe))
+        if math.isnan(probe.clean_mbps):
+            ctx.log(f"{rate:g} Mb/s: FAIL ({probe.why})")
+            return False
         ctx.log(f"{rate:g} Mb/s: no loss {probe.clean_mbps:.1f}, LG {probe.lg_mbps:.1f} Mb/s, "
                 f"effective {probe.effective_loss:.1e}, LG retx {probe.lg_retx}, timeouts "
                 f"{probe.lg_timeouts}, Tx/Rx buffer max {probe.tx_buf_max_pkts}/"
