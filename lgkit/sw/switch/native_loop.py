@@ -11,6 +11,8 @@ from lgkit.sw.exec.native.device import NativeDevice, monotonic_start
 from lgkit.sw.exec.native.device_c import PRIORITIES
 from lgkit.sw.exec.native.select import NativeUntimed, jobs_settings
 
+from .tm import period_ns
+
 if TYPE_CHECKING:
     from lgkit.sw.exec.native.engine import NativeEngine
 
@@ -46,11 +48,6 @@ def native_engine_of(switch: Switch, pcap_dir: str | None, log: logging.Logger
     if pcap_dir is not None or log.isEnabledFor(logging.DEBUG):
         return None
     return pl.arch.native if switch.tm.idle() and switch.quiet() else None
-
-
-def _period_ns(pps: float) -> int:
-    """tm.py's departure period of a queue rate (0: unlimited)."""
-    return int(1e9 / pps) if pps else 0
 
 
 class NativeSession:
@@ -97,11 +94,11 @@ class NativeSession:
                 nprio, cell, late_ns, depths, rates, ports = settings
                 device.set_tm(nprio, cell, late_ns)
                 for prio, (depth, pps) in enumerate(zip(depths, rates, strict=True)):
-                    device.set_defaults(prio, depth, _period_ns(pps))
+                    device.set_defaults(prio, depth, period_ns(pps))
                 for lane, port, rate, burst, framing, min_frame, queues in ports:
                     device.set_rate(port, lane, rate, burst, framing, min_frame)
                     for prio, (depth, depth_bytes, pps) in enumerate(queues):
-                        device.set_queue(port, lane, prio, depth, depth_bytes, _period_ns(pps))
+                        device.set_queue(port, lane, prio, depth, depth_bytes, period_ns(pps))
             if jobs != self._jobs:
                 device.set_sessions(jobs[0])
                 device.set_groups(jobs[1])

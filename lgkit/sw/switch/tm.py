@@ -25,6 +25,11 @@ CLONE_INSTANCE_TYPES = (1, 2)
 Transmit = Callable[["EgressJob", int, int, int, int, int], int]
 
 
+def period_ns(pps: float) -> int:
+    """The departure period of a queue served at `pps` packets/s (0: unlimited)."""
+    return int(1e9 / pps) if pps else 0
+
+
 def wire_start_ps(now_ns: int, tat_ps: int, ready_ns: int = 0, late_ns: int = 0) -> int:
     """When a frame sent at `now_ns` starts on a wire that is free from `tat_ps`: back to back
     with the previous frame if only the rounding of timers to whole ns separates them (so a
@@ -407,7 +412,7 @@ class TrafficManager:
                 # when it should have left: when it was due, or enqueued if that was later
                 ready = max(chosen.next_due_ns, enq_ns)
                 start = ready if now - ready < self.late_tolerance_ns else now
-                chosen.next_due_ns = start + int(1e9 / chosen.pps)
+                chosen.next_due_ns = start + period_ns(chosen.pps)
             sent = self.transmit(job, now // 1000, enq_depth, len(chosen.items), enq_ns // 1000,
                                  (now - enq_ns) // 1000)
             if state.rate_bps and sent:
