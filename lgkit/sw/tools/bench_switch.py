@@ -205,17 +205,23 @@ def stop_process(proc: subprocess.Popen[str], timeout_s: float = 5.0) -> None:
             proc.wait()
 
 
-def udp_rate(pair: HostPair, frame_bytes: int, seconds: float) -> tuple[float, float]:
-    """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`."""
+def udp_rate(pair: HostPair, frame_bytes: int, seconds: float,
+             at_port: bool = False) -> tuple[float, float]:
+    """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`: counted
+    by h2's UDP socket, or `at_port` at h2's port (RECEIVERS; needs the C programs)."""
     size = frame_bytes - ETH_IP_UDP_HEADERS
     native = programs()  # C, batched: a Python sender is slower than a native switch
+    if at_port and not native:
+        raise RuntimeError("counting at h2's port needs the C receiver (no C compiler)")
     send = [native[0]] if native else [sys.executable, "-c", UDP_SENDER]
     raw = ["eth0", pair.next_hop_mac()] if native else []  # the C sender's transmit ring
     receive = [native[1]] if native else [sys.executable, "-c", UDP_RECEIVER]
-    receiver = pair.popen(pair.ns2, *receive, str(UDP_PORT), str(seconds))
+    receiver = pair.popen(pair.ns2, *receive, str(UDP_PORT), str(seconds),
+                          *(["eth0"] if at_port else []))
     try:
-        assert receiver.stdout is not None
-        receiver.stdout.readline()
+        assert receiver.stdout is not None and receiver.stderr is not None
+        if receiver.stdout.readline().strip() != "listening":
+            raise RuntimeError(f"the UDP receiver failed: {receiver.stderr.read().strip()}")
         sender = pair.ns(pair.ns1, *send, pair.H2_IP, str(UDP_PORT), str(size), str(seconds),
                          *raw, timeout=seconds + 15)
         out, err = receiver.communicate(timeout=seconds + 15)
@@ -251,6 +257,15 @@ def tcp_rate(pair: HostPair, seconds: float) -> float | None:
 
 Results = dict[str, list[float | None]]  # each measure -> one value per repetition
 
+UDP_RUNS = (("udp1400", 1400, True), ("udp64", 64, True), ("udp64sock", 64, False))
+"""The UDP runs of a measure(): (key, frame bytes, counted at h2's port, else by its socket)."""
+
+RECEIVERS = ("UDP received: counted at h2's port (its interface's tc ingress: a BPF program "
+             "counts the bench's datagrams and drops them before h2's IP stack, as a hardware "
+             "tester counts at its port), the same for every row; 'by h2's UDP socket': a C "
+             "receiver's recvmmsg batches, whose IP/UDP receive a veth runs in the sending "
+             "process's system call (the switch's, or the bare pair's sender's)")
+
 
 def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None,
             repeat: int = 1) -> Results:
@@ -261,21 +276,22 @@ def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None
         if switch is not None and switch.poll() is not None:
             raise RuntimeError(f"the switch exited with status {switch.returncode}")
 
-    results: Results = {key: [] for key in ("tcp_mbps", "udp1400_rx_pps", "udp1400_tx_pps",
-                                            "udp64_rx_pps", "udp64_tx_pps", "udp64_cpu_us")}
+    results: Results = {"tcp_mbps": []}
     for _ in range(repeat):
         results["tcp_mbps"].append(tcp_rate(pair, seconds))
         check_alive()
-        for size in (1400, 64):
+        for key, size, at_port in UDP_RUNS:
             before = _switch_work(pair, switch)
-            received, sent = udp_rate(pair, size, seconds)
+            received, sent = udp_rate(pair, size, seconds, at_port)
             check_alive()
-            results[f"udp{size}_rx_pps"].append(received)
-            results[f"udp{size}_tx_pps"].append(sent)
-        after = _switch_work(pair, switch)
-        frames = after[1] - before[1] if after and before else 0
-        results["udp64_cpu_us"].append((after[0] - before[0]) / frames * 1e6
-                                       if after and before and frames > 0 else None)
+            after = _switch_work(pair, switch)
+            frames = after[1] - before[1] if after and before else 0
+            results.setdefault(f"{key}_rx_pps", []).append(received)
+            results.setdefault(f"{key}_tx_pps", []).append(sent)
+            if size == 64:
+                results.setdefault(f"{key}_cpu_us", []).append(
+                    (after[0] - before[0]) / frames * 1e6 if after and before and frames > 0
+                    else None)
     return results
 
 
@@ -466,14 +482,18 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-MEASURES = (("tcp_mbps", "TCP Mb/s"), ("udp1400_rx_pps", "UDP 1400 B pps received"),
-            ("udp64_rx_pps", "UDP 64 B pps received"), ("udp1400_tx_pps", "UDP 1400 B pps sent"),
-            ("udp64_tx_pps", "UDP 64 B pps sent"),
-            ("udp64_cpu_us", "switch CPU us per 64 B frame forwarded"))
-"""The last: the switch process's CPU time over the 64 B run per frame it sent towards h2 (the
-kernel's count on its port; its threads and the kernel work done in its system calls); it
-depends less on the machine's load than a rate does: 1e6 / it is about the frames a core of
-its own would forward."""
+MEASURES = (("tcp_mbps", "TCP Mb/s"),
+            ("udp1400_rx_pps", "UDP 1400 B pps received at h2's port"),
+            ("udp64_rx_pps", "UDP 64 B pps received at h2's port"),
+            ("udp64sock_rx_pps", "UDP 64 B pps received by h2's UDP socket"),
+            ("udp1400_tx_pps", "UDP 1400 B pps sent"), ("udp64_tx_pps", "UDP 64 B pps sent"),
+            ("udp64sock_tx_pps", "UDP 64 B pps sent (socket-counted run)"),
+            ("udp64_cpu_us", "switch CPU us per 64 B frame forwarded"),
+            ("udp64sock_cpu_us", "switch CPU us per 64 B frame (socket-counted run)"))
+"""The CPU rows: the switch process's CPU time over a 64 B run per frame it sent towards h2
+(the kernel's count on its port; its threads and the kernel work done in its system calls,
+which through a veth include h2's receive); it depends less on the machine's load than a rate
+does: 1e6 / it is about the frames a core of its own would forward."""
 
 
 def _known(values: list[float | None]) -> list[float]:
@@ -492,7 +512,7 @@ def _fmt(values: list[float | None]) -> str:
 
 
 def _summary(r: Results) -> str:
-    return "; ".join(f"{label} {_fmt(r[key])}" for key, label in MEASURES[:3])
+    return "; ".join(f"{label} {_fmt(r[key])}" for key, label in MEASURES[:4])
 
 
 def side_by_side_table(results: dict[str, Results]) -> str:
@@ -548,6 +568,7 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "
                   f"{seconds:g} s runs, {repeat} round(s) of "
                   f"{' then '.join(s.name for s in switches)} on the same two hosts, then "
                   f"the {BARE}")
+            print(RECEIVERS)
             results = bench_side_by_side(switches, seconds, repeat)
         print(side_by_side_table(results))
         for pps in (8e6, 1e4):

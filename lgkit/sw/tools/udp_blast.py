@@ -3,7 +3,9 @@ sender tops out near 40 k frames/s on a loaded machine, below what a native swit
 Same arguments and output as the Python ones; the sender given an interface and the next hop's
 MAC as well sends the same datagrams as whole frames through a PACKET_MMAP transmit ring (the
 host's UDP/IP stack off its path: more frames per core than its sendmmsg batches), else
-sendmmsg batches; the receiver reads recvmmsg batches."""
+sendmmsg batches; the receiver reads recvmmsg batches, or given an interface counts the
+datagrams at that port instead: a tc ingress (tcx) BPF program counts and drops them before the
+host's IP stack, as a hardware tester counts frames at its port (Linux 6.6 or later)."""
 
 from __future__ import annotations
 
@@ -130,13 +132,22 @@ int main(int argc, char **argv) {
 RECEIVER = r"""
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/bpf.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #define BATCH 64
 #define SLOT 2048
+#define TCX_INGRESS 46   /* BPF_TCX_INGRESS (Linux 6.6), newer than some distributions' headers */
+#define POLL_US 2000     /* the port counter's reads: 2 ms against runs of seconds */
+#define INSN(code, dst, src, off, imm) ((struct bpf_insn){code, dst, src, off, imm})
 static double now(void) {
     struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9;
 }
@@ -144,8 +155,94 @@ static void timeout(int s, double secs) {
     struct timeval tv = {(time_t)secs, (suseconds_t)((secs - (time_t)secs) * 1e6)};
     setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
+static long bpf(int cmd, union bpf_attr *a) { return syscall(__NR_bpf, cmd, a, sizeof *a); }
+/* A tc program counting in map[0] and dropping the IPv4 UDP datagrams (20 B IP header, as the
+   sender's) to `port`, passing every other frame (LD_ABS reads any skb, linear or not; a frame
+   too short for them ends the program with 0: passed). */
+static int counter_prog(int map, int port) {
+    struct bpf_insn p[] = {
+        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),       /* r6 = the skb, for LD_ABS */
+        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 12),         /* EtherType */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 17, 0x0800),
+        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 14),         /* IPv4, IHL 5 */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 15, 0x45),
+        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 23),         /* UDP */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 13, 17),
+        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 36),         /* destination port */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 11, port),
+        INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),        /* key 0 on the stack */
+        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+        INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+        INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map),
+        INSN(0, 0, 0, 0, 0),
+        INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+        INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
+        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
+        INSN(BPF_STX | BPF_XADD | BPF_DW, 0, 1, 0, 0),       /* atomic: any CPU may run it */
+        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 2),       /* TC_ACT_SHOT: dropped */
+        INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),       /* TC_ACT_OK: on to the stack */
+        INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+    };
+    union bpf_attr a;
+    memset(&a, 0, sizeof a);
+    a.prog_type = BPF_PROG_TYPE_SCHED_CLS; a.expected_attach_type = TCX_INGRESS;
+    a.insns = (uintptr_t)p; a.insn_cnt = sizeof p / sizeof p[0]; a.license = (uintptr_t)"GPL";
+    return (int)bpf(BPF_PROG_LOAD, &a);
+}
+/* The counter's map and program attached to `ifname`'s ingress; the map's fd, or -1 after a
+   line on stderr. The attachment lasts as long as this process (its link fd). */
+static int port_counter(const char *ifname, int port) {
+    union bpf_attr a;
+    memset(&a, 0, sizeof a);
+    a.map_type = BPF_MAP_TYPE_ARRAY; a.key_size = 4; a.value_size = 8; a.max_entries = 1;
+    int map = (int)bpf(BPF_MAP_CREATE, &a);
+    int prog = map < 0 ? -1 : counter_prog(map, port);
+    memset(&a, 0, sizeof a);
+    a.link_create.prog_fd = (uint32_t)prog; a.link_create.attach_type = TCX_INGRESS;
+    a.link_create.target_ifindex = if_nametoindex(ifname);
+    if (prog < 0 || !a.link_create.target_ifindex || bpf(BPF_LINK_CREATE, &a) < 0) {
+        fprintf(stderr, "cannot count at port %s: a tc ingress (tcx) BPF program: %s "
+                "(Linux 6.6 or later, root)\n", ifname, strerror(errno));
+        return -1;
+    }
+    return map;
+}
+static long counted(int map) {
+    uint32_t key = 0;
+    uint64_t value = 0;
+    union bpf_attr a;
+    memset(&a, 0, sizeof a);
+    a.map_fd = (uint32_t)map; a.key = (uintptr_t)&key; a.value = (uintptr_t)&value;
+    return bpf(BPF_MAP_LOOKUP_ELEM, &a) < 0 ? -1 : (long)value;
+}
+/* Frames counted at the port between the first and the last reads that saw the count move
+   (frames and time between two reads, as the socket's count runs from its first frame to its
+   last), ending 1 s after the last move, or `secs` + 5 s without any. */
+static int count_at_port(const char *ifname, int port, double secs) {
+    int map = port_counter(ifname, port);
+    if (map < 0) return 1;
+    printf("listening\n"); fflush(stdout);
+    long seen = 0, first = -1;
+    double start = now(), t0 = 0, t1 = 0;
+    for (;;) {
+        usleep(POLL_US);
+        long c = counted(map);
+        double t = now();
+        if (c < 0) { perror("port counter"); return 1; }
+        if (c != seen) {
+            if (first < 0) { first = c; t0 = t; }
+            seen = c; t1 = t;
+        }
+        if (first >= 0 ? t - t1 > 1.0 : t - start > secs + 5) break;
+    }
+    printf("{\"count\": %ld, \"seconds\": %f}\n", first < 0 ? 0 : seen - first,
+           first < 0 ? 0.0 : t1 - t0);
+    return 0;
+}
 int main(int argc, char **argv) {
-    if (argc != 3) return 2;
+    if (argc != 3 && argc != 4) return 2;
+    if (argc == 4) return count_at_port(argv[3], atoi(argv[1]), atof(argv[2]));
     int s = socket(AF_INET, SOCK_DGRAM, 0), big = 8 << 20;
     setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
     struct sockaddr_in a = {0};
