@@ -1,8 +1,10 @@
 """`lgkit bench-switch`: the side-by-side table (min / median / max, ratio of the medians), the
-BMv2 command line, and one quick run on both switches (root; BMv2 part skips without it)."""
+BMv2 command line, every row's UDP counted alike, the port counter on real veths (root), and one
+quick run on both switches (root; BMv2 part skips without it)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -11,7 +13,15 @@ from pathlib import Path
 import pytest
 from testpaths import REPO
 
-from lgkit.sw.tools.bench_switch import Bmv2UnderTest, HostPair, side_by_side_table
+from lgkit.sw.tools import bench_switch
+from lgkit.sw.tools.bench_switch import (
+    BarePair,
+    Bmv2UnderTest,
+    HostPair,
+    side_by_side_table,
+    stop_process,
+)
+from lgkit.sw.tools.udp_blast import programs
 
 BASIC = str(REPO / "p4" / "basic.p4")
 
@@ -58,7 +68,6 @@ def test_bmv2_missing_tools_are_named(tmp_path: Path, monkeypatch) -> None:
 
 
 @pytest.mark.root
-@pytest.mark.root
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed")
 def test_quick_run_prints_both_switches_side_by_side() -> None:
     done = subprocess.run([sys.executable, "-m", "lgkit.cli", "bench-switch", "--quick",
@@ -68,6 +77,10 @@ def test_quick_run_prints_both_switches_side_by_side() -> None:
     out = done.stdout
     table = out[out.index("measure"):]
     assert "built-in min / median / max" in table
+    assert "UDP received: counted at h2's port" in out  # what the receiver counts, said
+    port = next(line for line in table.splitlines()
+                if line.startswith("UDP 64 B pps received at h2's port"))
+    assert "n/a" not in port, port
     if Bmv2UnderTest(BASIC, "/tmp").missing():
         assert "BMv2: not installed" in out
         print("BMv2 not installed: the built-in switch alone")
@@ -75,3 +88,100 @@ def test_quick_run_prints_both_switches_side_by_side() -> None:
         assert "BMv2 min / median / max" in table and "built-in / BMv2 (medians)" in table
         tcp = next(line for line in table.splitlines() if line.startswith("TCP Mb/s"))
         assert tcp.endswith("x"), tcp  # both switches carried TCP: a ratio
+
+
+def test_every_row_counts_udp_alike_at_port_and_by_socket(monkeypatch) -> None:
+    runs: list[tuple[int, bool]] = []
+
+    def fake_udp(pair: HostPair, size: int, seconds: float, at_port: bool = False):
+        runs.append((size, at_port))
+        return (1000.0 * len(runs), 2000.0)
+
+    monkeypatch.setattr(bench_switch, "udp_rate", fake_udp)
+    monkeypatch.setattr(bench_switch, "tcp_rate", lambda pair, seconds: 10.0)
+    results = bench_switch.measure(HostPair("x"), 1.0, None, repeat=2)
+    assert runs == [(1400, True), (64, True), (64, False)] * 2
+    assert results["udp64_rx_pps"] == [2000.0, 5000.0]
+    assert results["udp64sock_rx_pps"] == [3000.0, 6000.0]
+    assert results["udp64_cpu_us"] == [None, None]  # no switch: no CPU per frame
+    table = side_by_side_table({"built-in": results, "veth": results})
+    assert "UDP 64 B pps received at h2's port" in table
+    assert "UDP 64 B pps received by h2's UDP socket" in table
+
+
+def _receiver() -> str:
+    native = programs()
+    if native is None:
+        pytest.skip("no C compiler: the C receiver is not built")
+    return native[1]
+
+
+def test_port_counter_on_a_missing_interface_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([_receiver(), "9000", "1", "lgknosuch0"], capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert done.returncode == 1 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("cannot count at port lgknosuch0: a tc ingress (tcx)")
+
+
+SEND = """
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(b"x" * 22, (sys.argv[1], 9000))
+time.sleep(0.5)
+for _ in range(200):
+    s.sendto(b"x" * 22, (sys.argv[1], 9000))
+for _ in range(20):
+    s.sendto(b"y" * 22, (sys.argv[1], 9001))
+"""
+
+LISTEN = """
+import socket, sys
+socks = []
+for port in (9000, 9001):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", port))
+    s.settimeout(0.2)
+    socks.append(s)
+print("listening", flush=True)
+sys.stdin.readline()
+got = []
+for s in socks:
+    n = 0
+    try:
+        while True:
+            s.recv(100)
+            n += 1
+    except TimeoutError:
+        got.append(n)
+print(got)
+"""
+
+
+@pytest.mark.root
+def test_port_counter_counts_and_drops_the_bench_datagrams_only() -> None:
+    """At h2's port: every datagram to the bench's port counted (and none of another port's),
+    dropped before h2's IP stack (h2's socket on that port gets none), other frames passed
+    (ARP, the other port's datagrams reach their socket); the rate's count runs between the
+    first and the last reads that saw the count move (the first datagram, 0.5 s before the
+    rest, opens it)."""
+    receiver = _receiver()
+    with BarePair("t") as pair:
+        counter = pair.popen(pair.ns2, receiver, "9000", "1", "eth0")
+        listen = subprocess.Popen(["ip", "netns", "exec", pair.ns2, sys.executable, "-c",
+                                   LISTEN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True)
+        try:
+            assert counter.stdout is not None and listen.stdout is not None
+            assert counter.stdout.readline().strip() == "listening"
+            assert listen.stdout.readline().strip() == "listening"
+            pair.ns(pair.ns1, sys.executable, "-c", SEND, pair.H2_IP)
+            out, err = counter.communicate(timeout=30)
+            sockets, _ = listen.communicate("\n", timeout=30)
+        finally:
+            stop_process(counter)
+            stop_process(listen)
+    result = json.loads(out)
+    assert result["total"] == 201, (result, err)
+    assert result["count"] == 200 and 0 < result["seconds"] < 1.0, result
+    assert sockets.strip() == "[0, 20]"

@@ -218,7 +218,8 @@ static long counted(int map) {
 }
 /* Frames counted at the port between the first and the last reads that saw the count move
    (frames and time between two reads, as the socket's count runs from its first frame to its
-   last), ending 1 s after the last move, or `secs` + 5 s without any. */
+   last), and all it counted ("total"), ending 1 s after the last move, or `secs` + 5 s
+   without any. */
 static int count_at_port(const char *ifname, int port, double secs) {
     int map = port_counter(ifname, port);
     if (map < 0) return 1;
@@ -236,8 +237,8 @@ static int count_at_port(const char *ifname, int port, double secs) {
         }
         if (first >= 0 ? t - t1 > 1.0 : t - start > secs + 5) break;
     }
-    printf("{\"count\": %ld, \"seconds\": %f}\n", first < 0 ? 0 : seen - first,
-           first < 0 ? 0.0 : t1 - t0);
+    printf("{\"count\": %ld, \"seconds\": %f, \"total\": %ld}\n",
+           first < 0 ? 0 : seen - first, first < 0 ? 0.0 : t1 - t0, seen);
     return 0;
 }
 int main(int argc, char **argv) {
