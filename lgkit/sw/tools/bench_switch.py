@@ -590,8 +590,10 @@ def register(subparsers: Any) -> None:
         description="Create two namespaced hosts on veths and forward between them through "
                     "`lgkit switch` and, when installed, BMv2 (simple_switch_grpc) running the "
                     "same program (p4/basic.p4), in alternating runs; print TCP Mb/s and UDP "
-                    "packets/s at 1400 B and 64 B side by side (min / median / max and the "
-                    "ratio of the medians), and virtual-time events/s.")
+                    "packets/s at 1400 B and 64 B counted at h2's port (a tc ingress BPF "
+                    "counter, Linux 6.6 or later), and 64 B counted by h2's UDP socket, side "
+                    "by side (min / median / max and the ratio of the medians), and "
+                    "virtual-time events/s.")
     bench.add_argument("--program", default=None,
                        help="the basic IPv4 program (default: p4/basic.p4 of this checkout)")
     bench.add_argument("--seconds", type=float, default=5.0, help="length of each run")
