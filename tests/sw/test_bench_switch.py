@@ -91,16 +91,17 @@ def test_quick_run_prints_both_switches_side_by_side() -> None:
 
 
 def test_every_row_counts_udp_alike_at_port_and_by_socket(monkeypatch) -> None:
-    runs: list[tuple[int, bool]] = []
+    runs: list[tuple[int, bool, float | None]] = []
 
-    def fake_udp(pair: HostPair, size: int, seconds: float, at_port: bool = False):
-        runs.append((size, at_port))
+    def fake_udp(pair: HostPair, size: int, seconds: float, at_port: bool = False,
+                 offered_pps: float | None = None):
+        runs.append((size, at_port, offered_pps))
         return (1000.0 * len(runs), 2000.0)
 
     monkeypatch.setattr(bench_switch, "udp_rate", fake_udp)
     monkeypatch.setattr(bench_switch, "tcp_rate", lambda pair, seconds: 10.0)
-    results = bench_switch.measure(HostPair("x"), 1.0, None, repeat=2)
-    assert runs == [(1400, True), (64, True), (64, False)] * 2
+    results = bench_switch.measure(HostPair("x"), 1.0, None, repeat=2, offered_pps=3e5)
+    assert runs == [(1400, True, 3e5), (64, True, 3e5), (64, False, 3e5)] * 2
     assert results["udp64_rx_pps"] == [2000.0, 5000.0]
     assert results["udp64sock_rx_pps"] == [3000.0, 6000.0]
     assert results["udp64_cpu_us"] == [None, None]  # no switch: no CPU per frame
@@ -185,3 +186,22 @@ def test_port_counter_counts_and_drops_the_bench_datagrams_only() -> None:
     assert result["total"] == 201, (result, err)
     assert result["count"] == 200 and 0 < result["seconds"] < 1.0, result
     assert sockets.strip() == "[0, 20]"
+
+
+@pytest.mark.root
+def test_paced_sender_offers_its_rate_and_every_frame_is_counted() -> None:
+    """Paced at 5000 pps for 1 s, the sender never runs ahead of its rate (by more than one
+    batch of 64), and the port counter counts every frame it sent."""
+    sender, receiver = programs() or pytest.skip("no C compiler: the C programs are not built")
+    with BarePair("p") as pair:
+        counter = pair.popen(pair.ns2, receiver, "9000", "1", "eth0")
+        try:
+            assert counter.stdout is not None
+            assert counter.stdout.readline().strip() == "listening"
+            sent = int(pair.ns(pair.ns1, sender, pair.H2_IP, "9000", "22", "1", "eth0",
+                               pair.next_hop_mac(), "5000").stdout)
+            out, _ = counter.communicate(timeout=30)
+        finally:
+            stop_process(counter)
+    assert 2500 <= sent <= 5000 + 64, sent
+    assert json.loads(out)["total"] == sent

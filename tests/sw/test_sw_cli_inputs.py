@@ -125,6 +125,8 @@ def test_bench_pipeline_refuses_an_endless_run() -> None:
 
 @pytest.mark.parametrize(("args", "status", "message"), [
     (["bench-switch", "--seconds", "nan"], 2, "--seconds must be in 0.5..3600"),
+    (["bench-switch", "--offered-pps", "10"], 2, "--offered-pps must be in 1000..10000000"),
+    (["bench-switch", "--offered-pps", "nan"], 2, "--offered-pps must be in 1000..10000000"),
     (["bench-switch", "--program", "p4"], 1, "--program p4: is a directory, not a P4 program"),
     (["soak-switch", "--program", "p4"], 1, "--program p4: is a directory, not a P4 program"),
 ])

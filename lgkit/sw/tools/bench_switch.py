@@ -205,16 +205,19 @@ def stop_process(proc: subprocess.Popen[str], timeout_s: float = 5.0) -> None:
             proc.wait()
 
 
-def udp_rate(pair: HostPair, frame_bytes: int, seconds: float,
-             at_port: bool = False) -> tuple[float, float]:
-    """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`: counted
-    by h2's UDP socket, or `at_port` at h2's port (RECEIVERS; needs the C programs)."""
+def udp_rate(pair: HostPair, frame_bytes: int, seconds: float, at_port: bool = False,
+             offered_pps: float | None = None) -> tuple[float, float]:
+    """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`, sent
+    flat out or paced at `offered_pps`: counted by h2's UDP socket, or `at_port` at h2's port
+    (RECEIVERS). Counting at the port and pacing need the C programs."""
     size = frame_bytes - ETH_IP_UDP_HEADERS
     native = programs()  # C, batched: a Python sender is slower than a native switch
-    if at_port and not native:
-        raise RuntimeError("counting at h2's port needs the C receiver (no C compiler)")
+    if (at_port or offered_pps) and not native:
+        raise RuntimeError("counting at h2's port and pacing need the C sender and receiver "
+                           "(no C compiler)")
     send = [native[0]] if native else [sys.executable, "-c", UDP_SENDER]
     raw = ["eth0", pair.next_hop_mac()] if native else []  # the C sender's transmit ring
+    raw += [f"{offered_pps:g}"] if offered_pps else []
     receive = [native[1]] if native else [sys.executable, "-c", UDP_RECEIVER]
     receiver = pair.popen(pair.ns2, *receive, str(UDP_PORT), str(seconds),
                           *(["eth0"] if at_port else []))
@@ -268,9 +271,10 @@ RECEIVERS = ("UDP received: counted at h2's port (its interface's tc ingress: a 
 
 
 def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None,
-            repeat: int = 1) -> Results:
+            repeat: int = 1, offered_pps: float | None = None) -> Results:
     """TCP and UDP rates through a running switch process (None: the bare pair), `repeat`
-    times each (RuntimeError if the switch dies)."""
+    times each, UDP sent flat out or paced at `offered_pps` (RuntimeError if the switch
+    dies)."""
 
     def check_alive() -> None:
         if switch is not None and switch.poll() is not None:
@@ -282,7 +286,7 @@ def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None
         check_alive()
         for key, size, at_port in UDP_RUNS:
             before = _switch_work(pair, switch)
-            received, sent = udp_rate(pair, size, seconds, at_port)
+            received, sent = udp_rate(pair, size, seconds, at_port, offered_pps)
             check_alive()
             after = _switch_work(pair, switch)
             frames = after[1] - before[1] if after and before else 0
@@ -406,7 +410,7 @@ BARE = "veth pair (no switch)"
 
 
 def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds: float,
-                       repeat: int) -> dict[str, Results]:
+                       repeat: int, offered_pps: float | None = None) -> dict[str, Results]:
     """Every switch on the same host pair, alternating: switch A, switch B, A, B, ... (one
     measure() each), so both see the same machine load; after each round, the same traffic
     between two hosts on one veth pair (BARE, the reference no switch can beat)."""
@@ -416,7 +420,7 @@ def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds
             for sut in switches:
                 switch = sut.start(pair)
                 try:
-                    one = measure(pair, seconds, switch)
+                    one = measure(pair, seconds, switch, offered_pps=offered_pps)
                     note = sut.note()
                 finally:
                     stop_process(switch)
@@ -425,7 +429,7 @@ def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds
                     merged[key] += values
                 tqdm.write(f"  {sut.name}: {_summary(one)}; {note}")
             with BarePair() as bare:
-                one = measure(bare, seconds, None)
+                one = measure(bare, seconds, None, offered_pps=offered_pps)
             merged = results.setdefault(BARE, {k: [] for k in one})
             for key, values in one.items():
                 merged[key] += values
@@ -540,9 +544,10 @@ def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "native") -> int:
+def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "native",
+                  offered_pps: float | None = None) -> int:
     """The built-in switch on `engine` beside BMv2 (when installed), or with engine "both" on
-    the python engine beside the native one."""
+    the python engine beside the native one; UDP sent flat out or paced at `offered_pps`."""
     if os.geteuid() != 0:
         print("lgkit bench-switch: needs root (network namespaces)", file=sys.stderr)
         return 1
@@ -569,7 +574,9 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "
                   f"{' then '.join(s.name for s in switches)} on the same two hosts, then "
                   f"the {BARE}")
             print(RECEIVERS)
-            results = bench_side_by_side(switches, seconds, repeat)
+            print("UDP offered: " + (f"{offered_pps:,.0f} pps, paced" if offered_pps else
+                                     "flat out, as fast as the sender sends"))
+            results = bench_side_by_side(switches, seconds, repeat, offered_pps)
         print(side_by_side_table(results))
         for pps in (8e6, 1e4):
             v = bench_virtual_time(program, seconds, pps)
@@ -600,6 +607,9 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--repeat", type=int, default=3,
                        help="rounds: each switch is measured N times, alternating (3)")
     bench.add_argument("--quick", action="store_true", help="1 s runs, for a smoke test")
+    bench.add_argument("--offered-pps", type=float, default=None,
+                       help="send the UDP frames at this steady rate (1000..10000000 packets/s) "
+                            "instead of flat out, the same for every row")
     bench.add_argument("--engine", choices=["python", "native", "both"], default="native",
                        help="the built-in switch's engine (beside BMv2; native, the switch's "
                             "default), or both engines side by side")
@@ -613,10 +623,14 @@ def _run_bench(args: argparse.Namespace) -> int:
     if not 0.5 <= args.seconds <= 3600:
         print("lgkit: error: --seconds must be in 0.5..3600", file=sys.stderr)
         return 2
+    if args.offered_pps is not None and not 1e3 <= args.offered_pps <= 1e7:
+        print("lgkit: error: --offered-pps must be in 1000..10000000", file=sys.stderr)
+        return 2
     program = program_or_error(args.program)
     if program is None:
         return 1
-    return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat, args.engine)
+    return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat, args.engine,
+                         args.offered_pps)
 
 
 def program_or_error(program: str | None) -> str | None:

@@ -2,10 +2,11 @@
 sender tops out near 40 k frames/s on a loaded machine, below what a native switch forwards.
 Same arguments and output as the Python ones; the sender given an interface and the next hop's
 MAC as well sends the same datagrams as whole frames through a PACKET_MMAP transmit ring (the
-host's UDP/IP stack off its path: more frames per core than its sendmmsg batches), else
-sendmmsg batches; the receiver reads recvmmsg batches, or given an interface counts the
-datagrams at that port instead: a tc ingress (tcx) BPF program counts and drops them before the
-host's IP stack, as a hardware tester counts frames at its port (Linux 6.6 or later)."""
+host's UDP/IP stack off its path: more frames per core than its sendmmsg batches; flat out, or
+paced to a given rate), else sendmmsg batches; the receiver reads recvmmsg batches, or given
+an interface counts the datagrams at that port instead: a tc ingress (tcx) BPF program counts
+and drops them before the host's IP stack, as a hardware tester counts frames at its port
+(Linux 6.6 or later)."""
 
 from __future__ import annotations
 
@@ -68,8 +69,11 @@ static size_t frame_of(int s, const char *ifname, const char *mac, size_t size, 
     return len;
 }
 /* Frames through a PACKET_MMAP transmit ring on `ifname`: the host's UDP/IP stack is not on
-   the sending path, so one core sends more than a UDP socket's sendmmsg does. */
-static long blast_raw(int s, const char *ifname, const char *mac, size_t size, double secs) {
+   the sending path, so one core sends more than a UDP socket's sendmmsg does. At `pps` > 0 a
+   batch waits until the frames sent so far are due at that rate (a steady offered load, the
+   process asleep meanwhile), else flat out. */
+static long blast_raw(int s, const char *ifname, const char *mac, size_t size, double secs,
+                      double pps) {
     uint8_t f[SLOT];
     size_t len = frame_of(s, ifname, mac, size, f);
     int r = socket(AF_PACKET, SOCK_RAW, 0), version = TPACKET_V2;
@@ -86,8 +90,14 @@ static long blast_raw(int s, const char *ifname, const char *mac, size_t size, d
     for (int i = 0; i < SLOTS; i++) memcpy(ring + (size_t)i * SLOT + off, f, len);
     long sent = 0;
     unsigned next = 0;
-    double end = now() + secs;
-    while (now() < end) {
+    double start = now(), t;
+    while ((t = now()) < start + secs) {
+        double ahead = pps > 0 ? sent / pps - (t - start) : 0;
+        if (ahead > 0) {
+            struct timespec nap = {(time_t)ahead, (long)((ahead - (time_t)ahead) * 1e9)};
+            nanosleep(&nap, NULL);
+            continue;
+        }
         for (int i = 0; i < BATCH; i++) {
             struct tpacket2_hdr *h = (struct tpacket2_hdr *)(ring + (size_t)next * SLOT);
             if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE) break;
@@ -101,15 +111,16 @@ static long blast_raw(int s, const char *ifname, const char *mac, size_t size, d
     return sent;
 }
 int main(int argc, char **argv) {
-    if (argc != 5 && argc != 7) return 2;
+    if (argc != 5 && argc != 7 && argc != 8) return 2;
     int s = socket(AF_INET, SOCK_DGRAM, 0);
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET; a.sin_port = htons(atoi(argv[2]));
     if (inet_pton(AF_INET, argv[1], &a.sin_addr) != 1) return 2;
     if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) { perror("connect"); return 1; }
     size_t size = (size_t)atoi(argv[3]);
-    if (argc == 7) {  /* IFNAME NEXT_HOP_MAC: through a transmit ring */
-        printf("%ld\n", blast_raw(s, argv[5], argv[6], size, atof(argv[4])));
+    if (argc >= 7) {  /* IFNAME NEXT_HOP_MAC [PPS]: through a transmit ring */
+        double pps = argc == 8 ? atof(argv[7]) : 0;
+        printf("%ld\n", blast_raw(s, argv[5], argv[6], size, atof(argv[4]), pps));
         return 0;
     }
     char *payload = calloc(1, size + 1);
