@@ -1,6 +1,7 @@
 """`lgkit bench-switch`: the side-by-side table (min / median / max, ratio of the medians), the
-BMv2 command line, every row's UDP counted alike, the port counter on real veths (root), and one
-quick run on both switches (root; BMv2 part skips without it)."""
+BMv2 command line, every row's UDP counted alike, the port counter on real veths through each
+hook (tcx, generic XDP; root, each skips where the kernel lacks it), and one quick run on both
+switches (root; BMv2 part skips without it)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from lgkit.sw.tools.bench_switch import (
     BarePair,
     Bmv2UnderTest,
     HostPair,
+    port_hook,
     side_by_side_table,
     stop_process,
 )
@@ -77,7 +79,9 @@ def test_quick_run_prints_both_switches_side_by_side() -> None:
     out = done.stdout
     table = out[out.index("measure"):]
     assert "built-in min / median / max" in table
-    assert "UDP received: counted at h2's port" in out  # what the receiver counts, said
+    said = next(line for line in out.splitlines() if line.startswith("UDP received:"))
+    assert any(f"counted at h2's port ({where}" in said  # what the receiver counts, where
+               for where in bench_switch.PORT_HOOKS.values()), said
     port = next(line for line in table.splitlines()
                 if line.startswith("UDP 64 B pps received at h2's port"))
     assert "n/a" not in port, port
@@ -91,17 +95,19 @@ def test_quick_run_prints_both_switches_side_by_side() -> None:
 
 
 def test_every_row_counts_udp_alike_at_port_and_by_socket(monkeypatch) -> None:
-    runs: list[tuple[int, bool, float | None]] = []
+    runs: list[tuple[int, bool, float | None, str]] = []
 
     def fake_udp(pair: HostPair, size: int, seconds: float, at_port: bool = False,
-                 offered_pps: float | None = None):
-        runs.append((size, at_port, offered_pps))
+                 offered_pps: float | None = None, hook: str = "auto"):
+        runs.append((size, at_port, offered_pps, hook))
         return (1000.0 * len(runs), 2000.0)
 
     monkeypatch.setattr(bench_switch, "udp_rate", fake_udp)
     monkeypatch.setattr(bench_switch, "tcp_rate", lambda pair, seconds: 10.0)
-    results = bench_switch.measure(HostPair("x"), 1.0, None, repeat=2, offered_pps=3e5)
-    assert runs == [(1400, True, 3e5), (64, True, 3e5), (64, False, 3e5)] * 2
+    results = bench_switch.measure(HostPair("x"), 1.0, None, repeat=2, offered_pps=3e5,
+                                   hook="xdp")
+    assert runs == [(1400, True, 3e5, "xdp"), (64, True, 3e5, "xdp"),
+                    (64, False, 3e5, "xdp")] * 2
     assert results["udp64_rx_pps"] == [2000.0, 5000.0]
     assert results["udp64sock_rx_pps"] == [3000.0, 6000.0]
     assert results["udp64_cpu_us"] == [None, None]  # no switch: no CPU per frame
@@ -117,12 +123,14 @@ def _receiver() -> str:
     return native[1]
 
 
-def test_port_counter_on_a_missing_interface_is_one_line(tmp_path: Path) -> None:
-    done = subprocess.run([_receiver(), "9000", "1", "lgknosuch0"], capture_output=True,
+@pytest.mark.parametrize(("port", "hook", "missing"), [
+    ("lgknosuch0", "auto", "no such interface"), ("lo", "tc", "no such hook (auto, tcx or xdp)")])
+def test_port_counter_missing_interface_or_hook_is_one_line(port: str, hook: str,
+                                                            missing: str) -> None:
+    done = subprocess.run([_receiver(), "9000", "1", port, hook], capture_output=True,
                           text=True, timeout=30, check=False)
     assert done.returncode == 1 and done.stdout == ""
-    assert len(done.stderr.splitlines()) == 1, done.stderr
-    assert done.stderr.startswith("cannot count at port lgknosuch0: a tc ingress (tcx)")
+    assert done.stderr == f"cannot count at port {port}: {missing}\n"
 
 
 SEND = """
@@ -159,22 +167,35 @@ print(got)
 """
 
 
+def _attaches(pair: HostPair, hook: str) -> None:
+    """The bench's own probe attaches the counter through `hook`; skips with one line naming
+    the hook where this kernel lacks it (its support tried, not its version read)."""
+    try:
+        assert port_hook(pair, hook) == hook
+    except RuntimeError as exc:
+        if "not on this kernel" not in str(exc):
+            raise
+        pytest.skip(f"{hook} is not on this kernel: {exc}")
+
+
 @pytest.mark.root
-def test_port_counter_counts_and_drops_the_bench_datagrams_only() -> None:
-    """At h2's port: every datagram to the bench's port counted (and none of another port's),
-    dropped before h2's IP stack (h2's socket on that port gets none), other frames passed
-    (ARP, the other port's datagrams reach their socket); the rate's count runs between the
-    first and the last reads that saw the count move (the first datagram, 0.5 s before the
-    rest, opens it)."""
+@pytest.mark.parametrize("hook", ["tcx", "xdp"])
+def test_port_counter_counts_and_drops_the_bench_datagrams_only(hook: str) -> None:
+    """At h2's port, through either hook: every datagram to the bench's port counted (and none
+    of another port's), dropped before h2's IP stack (h2's socket on that port gets none),
+    other frames passed (ARP, the other port's datagrams reach their socket); the rate's count
+    runs between the first and the last reads that saw the count move (the first datagram,
+    0.5 s before the rest, opens it)."""
     receiver = _receiver()
     with BarePair("t") as pair:
-        counter = pair.popen(pair.ns2, receiver, "9000", "1", "eth0")
+        _attaches(pair, hook)
+        counter = pair.popen(pair.ns2, receiver, "9000", "1", "eth0", hook)
         listen = subprocess.Popen(["ip", "netns", "exec", pair.ns2, sys.executable, "-c",
                                    LISTEN], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True)
         try:
             assert counter.stdout is not None and listen.stdout is not None
-            assert counter.stdout.readline().strip() == "listening"
+            assert counter.stdout.readline().strip() == f"listening {hook}"
             assert listen.stdout.readline().strip() == "listening"
             pair.ns(pair.ns1, sys.executable, "-c", SEND, pair.H2_IP)
             out, err = counter.communicate(timeout=30)
@@ -194,10 +215,10 @@ def test_paced_sender_offers_its_rate_and_every_frame_is_counted() -> None:
     batch of 64), and the port counter counts every frame it sent."""
     sender, receiver = programs() or pytest.skip("no C compiler: the C programs are not built")
     with BarePair("p") as pair:
-        counter = pair.popen(pair.ns2, receiver, "9000", "1", "eth0")
+        counter = pair.popen(pair.ns2, receiver, "9000", "1", "eth0", "auto")
         try:
             assert counter.stdout is not None
-            assert counter.stdout.readline().strip() == "listening"
+            assert counter.stdout.readline().startswith("listening ")
             sent = int(pair.ns(pair.ns1, sender, pair.H2_IP, "9000", "22", "1", "eth0",
                                pair.next_hop_mac(), "5000").stdout)
             out, _ = counter.communicate(timeout=30)

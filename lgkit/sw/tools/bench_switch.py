@@ -206,10 +206,11 @@ def stop_process(proc: subprocess.Popen[str], timeout_s: float = 5.0) -> None:
 
 
 def udp_rate(pair: HostPair, frame_bytes: int, seconds: float, at_port: bool = False,
-             offered_pps: float | None = None) -> tuple[float, float]:
+             offered_pps: float | None = None, hook: str = "auto") -> tuple[float, float]:
     """(received packets/s at h2, sent packets/s at h1) of UDP frames of `frame_bytes`, sent
     flat out or paced at `offered_pps`: counted by h2's UDP socket, or `at_port` at h2's port
-    (RECEIVERS). Counting at the port and pacing need the C programs."""
+    through `hook` (PORT_HOOKS, receivers()). Counting at the port and pacing need the C
+    programs."""
     size = frame_bytes - ETH_IP_UDP_HEADERS
     native = programs()  # C, batched: a Python sender is slower than a native switch
     if (at_port or offered_pps) and not native:
@@ -220,10 +221,10 @@ def udp_rate(pair: HostPair, frame_bytes: int, seconds: float, at_port: bool = F
     raw += [f"{offered_pps:g}"] if offered_pps else []
     receive = [native[1]] if native else [sys.executable, "-c", UDP_RECEIVER]
     receiver = pair.popen(pair.ns2, *receive, str(UDP_PORT), str(seconds),
-                          *(["eth0"] if at_port else []))
+                          *(["eth0", hook] if at_port else []))
     try:
         assert receiver.stdout is not None and receiver.stderr is not None
-        if receiver.stdout.readline().strip() != "listening":
+        if not receiver.stdout.readline().startswith("listening"):
             raise RuntimeError(f"the UDP receiver failed: {receiver.stderr.read().strip()}")
         sender = pair.ns(pair.ns1, *send, pair.H2_IP, str(UDP_PORT), str(size), str(seconds),
                          *raw, timeout=seconds + 15)
@@ -263,18 +264,44 @@ Results = dict[str, list[float | None]]  # each measure -> one value per repetit
 UDP_RUNS = (("udp1400", 1400, True), ("udp64", 64, True), ("udp64sock", 64, False))
 """The UDP runs of a measure(): (key, frame bytes, counted at h2's port, else by its socket)."""
 
-RECEIVERS = ("UDP received: counted at h2's port (its interface's tc ingress: a BPF program "
-             "counts the bench's datagrams and drops them before h2's IP stack, as a hardware "
-             "tester counts at its port), the same for every row; 'by h2's UDP socket': a C "
-             "receiver's recvmmsg batches, whose IP/UDP receive a veth runs in the sending "
-             "process's system call (the switch's, or the bare pair's sender's)")
+PORT_HOOKS = {"tcx": "its interface's tc ingress (tcx)",
+              "xdp": "generic XDP on its interface (no tcx: Linux before 6.6)"}
+"""Where the port counter's BPF program counts and drops the bench's datagrams; "auto": tcx,
+else generic XDP."""
+
+
+def receivers(hook: str) -> str:
+    """The header line saying what the receiver counts, with the port counter's `hook`."""
+    return (f"UDP received: counted at h2's port ({PORT_HOOKS[hook]}: a BPF program counts "
+            "the bench's datagrams and drops them before h2's IP stack, as a hardware tester "
+            "counts at its port), the same for every row; 'by h2's UDP socket': a C "
+            "receiver's recvmmsg batches, whose IP/UDP receive a veth runs in the sending "
+            "process's system call (the switch's, or the bare pair's sender's)")
+
+
+def port_hook(pair: HostPair, hook: str) -> str:
+    """The hook ("tcx" or "xdp") the port counter attaches to at h2's port given `hook`
+    ("auto", "tcx" or "xdp"), tried by attaching it once; RuntimeError naming what is missing
+    if none attaches."""
+    native = programs()
+    if not native:
+        raise RuntimeError("counting at h2's port needs the C receiver (no C compiler)")
+    counter = pair.popen(pair.ns2, native[1], str(UDP_PORT), "1", "eth0", hook)
+    try:
+        assert counter.stdout is not None and counter.stderr is not None
+        line = counter.stdout.readline().split()
+    finally:
+        stop_process(counter)
+    if line[:1] != ["listening"] or len(line) != 2:
+        raise RuntimeError(counter.stderr.read().strip() or "the port counter failed")
+    return line[1]
 
 
 def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None,
-            repeat: int = 1, offered_pps: float | None = None) -> Results:
+            repeat: int = 1, offered_pps: float | None = None, hook: str = "auto") -> Results:
     """TCP and UDP rates through a running switch process (None: the bare pair), `repeat`
-    times each, UDP sent flat out or paced at `offered_pps` (RuntimeError if the switch
-    dies)."""
+    times each, UDP sent flat out or paced at `offered_pps`, counted at h2's port through
+    `hook` (RuntimeError if the switch dies)."""
 
     def check_alive() -> None:
         if switch is not None and switch.poll() is not None:
@@ -286,7 +313,7 @@ def measure(pair: HostPair, seconds: float, switch: subprocess.Popen[str] | None
         check_alive()
         for key, size, at_port in UDP_RUNS:
             before = _switch_work(pair, switch)
-            received, sent = udp_rate(pair, size, seconds, at_port, offered_pps)
+            received, sent = udp_rate(pair, size, seconds, at_port, offered_pps, hook)
             check_alive()
             after = _switch_work(pair, switch)
             frames = after[1] - before[1] if after and before else 0
@@ -410,17 +437,21 @@ BARE = "veth pair (no switch)"
 
 
 def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds: float,
-                       repeat: int, offered_pps: float | None = None) -> dict[str, Results]:
+                       repeat: int, offered_pps: float | None = None,
+                       hook: str = "auto") -> dict[str, Results]:
     """Every switch on the same host pair, alternating: switch A, switch B, A, B, ... (one
     measure() each), so both see the same machine load; after each round, the same traffic
-    between two hosts on one veth pair (BARE, the reference no switch can beat)."""
+    between two hosts on one veth pair (BARE, the reference no switch can beat). The port
+    counter's hook, resolved from `hook` once, is said first and used by every row."""
     results: dict[str, Results] = {}
     with HostPair() as pair:
+        hook = port_hook(pair, hook)
+        print(receivers(hook), flush=True)
         for _ in tqdm(range(repeat), desc="runs", unit="round", leave=False):
             for sut in switches:
                 switch = sut.start(pair)
                 try:
-                    one = measure(pair, seconds, switch, offered_pps=offered_pps)
+                    one = measure(pair, seconds, switch, offered_pps=offered_pps, hook=hook)
                     note = sut.note()
                 finally:
                     stop_process(switch)
@@ -429,7 +460,7 @@ def bench_side_by_side(switches: list[BuiltinUnderTest | Bmv2UnderTest], seconds
                     merged[key] += values
                 tqdm.write(f"  {sut.name}: {_summary(one)}; {note}")
             with BarePair() as bare:
-                one = measure(bare, seconds, None, offered_pps=offered_pps)
+                one = measure(bare, seconds, None, offered_pps=offered_pps, hook=hook)
             merged = results.setdefault(BARE, {k: [] for k in one})
             for key, values in one.items():
                 merged[key] += values
@@ -545,9 +576,10 @@ def _load() -> str:
 
 
 def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "native",
-                  offered_pps: float | None = None) -> int:
+                  offered_pps: float | None = None, hook: str = "auto") -> int:
     """The built-in switch on `engine` beside BMv2 (when installed), or with engine "both" on
-    the python engine beside the native one; UDP sent flat out or paced at `offered_pps`."""
+    the python engine beside the native one; UDP sent flat out or paced at `offered_pps`,
+    counted at h2's port through `hook` (auto, tcx or xdp)."""
     if os.geteuid() != 0:
         print("lgkit bench-switch: needs root (network namespaces)", file=sys.stderr)
         return 1
@@ -573,10 +605,9 @@ def run_benchmark(program: str, seconds: float, repeat: int = 1, engine: str = "
                   f"{seconds:g} s runs, {repeat} round(s) of "
                   f"{' then '.join(s.name for s in switches)} on the same two hosts, then "
                   f"the {BARE}")
-            print(RECEIVERS)
             print("UDP offered: " + (f"{offered_pps:,.0f} pps, paced" if offered_pps else
                                      "flat out, as fast as the sender sends"))
-            results = bench_side_by_side(switches, seconds, repeat, offered_pps)
+            results = bench_side_by_side(switches, seconds, repeat, offered_pps, hook)
         print(side_by_side_table(results))
         for pps in (8e6, 1e4):
             v = bench_virtual_time(program, seconds, pps)
@@ -597,8 +628,9 @@ def register(subparsers: Any) -> None:
         description="Create two namespaced hosts on veths and forward between them through "
                     "`lgkit switch` and, when installed, BMv2 (simple_switch_grpc) running the "
                     "same program (p4/basic.p4), in alternating runs; print TCP Mb/s and UDP "
-                    "packets/s at 1400 B and 64 B counted at h2's port (a tc ingress BPF "
-                    "counter, Linux 6.6 or later), and 64 B counted by h2's UDP socket, side "
+                    "packets/s at 1400 B and 64 B counted at h2's port (a BPF counter on its "
+                    "tc ingress, Linux 6.6 or later, else generic XDP, Linux 5.9 or later), "
+                    "and 64 B counted by h2's UDP socket, side "
                     "by side (min / median / max and the ratio of the medians), and "
                     "virtual-time events/s.")
     bench.add_argument("--program", default=None,
@@ -613,6 +645,10 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--engine", choices=["python", "native", "both"], default="native",
                        help="the built-in switch's engine (beside BMv2; native, the switch's "
                             "default), or both engines side by side")
+    bench.add_argument("--port-hook", choices=["auto", "tcx", "xdp"], default="auto",
+                       help="where h2's port counter counts and drops the UDP rows' datagrams: "
+                            "tcx (tc ingress, Linux 6.6 or later), xdp (generic XDP, Linux 5.9 "
+                            "or later), or auto: tcx, else xdp (auto)")
     bench.set_defaults(func=_run_bench)
 
 
@@ -630,7 +666,7 @@ def _run_bench(args: argparse.Namespace) -> int:
     if program is None:
         return 1
     return run_benchmark(program, 1.0 if args.quick else args.seconds, args.repeat, args.engine,
-                         args.offered_pps)
+                         args.offered_pps, args.port_hook)
 
 
 def program_or_error(program: str | None) -> str | None:

@@ -157,6 +157,8 @@ RECEIVER = r"""
 #define BATCH 64
 #define SLOT 2048
 #define TCX_INGRESS 46   /* BPF_TCX_INGRESS (Linux 6.6), newer than some distributions' headers */
+#define XDP_SKB_MODE 2   /* XDP_FLAGS_SKB_MODE (linux/if_link.h): generic XDP */
+#define ENOTSUPP 524     /* the kernel's own "not supported", not in the C library's errno.h */
 #define POLL_US 2000     /* the port counter's reads: 2 ms against runs of seconds */
 #define INSN(code, dst, src, off, imm) ((struct bpf_insn){code, dst, src, off, imm})
 static double now(void) {
@@ -167,20 +169,12 @@ static void timeout(int s, double secs) {
     setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 static long bpf(int cmd, union bpf_attr *a) { return syscall(__NR_bpf, cmd, a, sizeof *a); }
-/* A tc program counting in map[0] and dropping the IPv4 UDP datagrams (20 B IP header, as the
-   sender's) to `port`, passing every other frame (LD_ABS reads any skb, linear or not; a frame
-   too short for them ends the program with 0: passed). */
-static int counter_prog(int map, int port) {
-    struct bpf_insn p[] = {
-        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),       /* r6 = the skb, for LD_ABS */
-        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 12),         /* EtherType */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 17, 0x0800),
-        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 14),         /* IPv4, IHL 5 */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 15, 0x45),
-        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 23),         /* UDP */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 13, 17),
-        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 36),         /* destination port */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 11, port),
+#define TAIL_PASS 10   /* from a head's end to the tail's "pass" (count_tail) */
+#define MISS(head, i) ((head) + TAIL_PASS - (i))  /* a head's jump at `i` to "pass" */
+/* The matching program's end: count in map[0] and return `drop`, then "pass" (return `pass`),
+   where the head's misses jump. */
+static int count_tail(struct bpf_insn *p, int n, int map, int drop, int pass) {
+    struct bpf_insn t[] = {
         INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),        /* key 0 on the stack */
         INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
         INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
@@ -190,34 +184,127 @@ static int counter_prog(int map, int port) {
         INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
         INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
         INSN(BPF_STX | BPF_XADD | BPF_DW, 0, 1, 0, 0),       /* atomic: any CPU may run it */
-        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 2),       /* TC_ACT_SHOT: dropped */
+        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, drop),
         INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),       /* TC_ACT_OK: on to the stack */
+        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, pass),    /* "pass": TAIL_PASS from start */
         INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
     };
+    memcpy(p + n, t, sizeof t);
+    return n + (int)(sizeof t / sizeof t[0]);
+}
+/* The tc head: IPv4 UDP datagrams (20 B IP header, as the sender's) to `port` on to the tail,
+   any other frame to "pass" (LD_ABS reads any skb, linear or not, in host order; a frame too
+   short for them ends the program with 0: passed). */
+static int tc_head(struct bpf_insn *p, int port) {
+    struct bpf_insn h[] = {
+        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),       /* r6 = the skb, for LD_ABS */
+        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 12),         /* EtherType */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 2), 0x0800),
+        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 14),         /* IPv4, IHL 5 */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 4), 0x45),
+        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 23),         /* UDP */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 6), 17),
+        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 36),         /* destination port */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 8), port),
+    };
+    memcpy(p, h, sizeof h);
+    return (int)(sizeof h / sizeof h[0]);
+}
+/* The XDP head, the same match by direct packet access (XDP allows no LD_ABS): the frame's
+   first 38 bytes bounds-checked against data_end, multi-byte fields swapped from network
+   order. */
+static int xdp_head(struct bpf_insn *p, int port) {
+    struct bpf_insn h[] = {
+        INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, 0, 0),         /* r2 = data */
+        INSN(BPF_LDX | BPF_MEM | BPF_W, 3, 1, 4, 0),         /* r3 = data_end */
+        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0),
+        INSN(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, 38),
+        INSN(BPF_JMP | BPF_JGT | BPF_X, 4, 3, MISS(15, 4), 0),  /* shorter than 38 B */
+        INSN(BPF_LDX | BPF_MEM | BPF_H, 5, 2, 12, 0),        /* EtherType */
+        INSN(BPF_ALU | BPF_END | BPF_TO_BE, 5, 0, 0, 16),
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 7), 0x0800),
+        INSN(BPF_LDX | BPF_MEM | BPF_B, 5, 2, 14, 0),        /* IPv4, IHL 5 */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 9), 0x45),
+        INSN(BPF_LDX | BPF_MEM | BPF_B, 5, 2, 23, 0),        /* UDP */
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 11), 17),
+        INSN(BPF_LDX | BPF_MEM | BPF_H, 5, 2, 36, 0),        /* destination port */
+        INSN(BPF_ALU | BPF_END | BPF_TO_BE, 5, 0, 0, 16),
+        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 14), port),
+    };
+    memcpy(p, h, sizeof h);
+    return (int)(sizeof h / sizeof h[0]);
+}
+/* The port counter's hooks: a tc ingress program on a tcx link (Linux 6.6), else a generic
+   (skb-mode) XDP program on an XDP link (Linux 5.9), each counting and dropping alike. */
+struct hook { const char *name, *what; int prog_type, attach, flags, drop, pass; };
+static const struct hook HOOKS[] = {
+    {"tcx", "a tc ingress (tcx) BPF link (Linux 6.6 or later)", BPF_PROG_TYPE_SCHED_CLS,
+     TCX_INGRESS, 0, 2 /* TC_ACT_SHOT */, 0 /* TC_ACT_OK */},
+    {"xdp", "a generic XDP BPF link (Linux 5.9 or later)", BPF_PROG_TYPE_XDP, BPF_XDP,
+     XDP_SKB_MODE, 1 /* XDP_DROP */, 2 /* XDP_PASS */},
+};
+/* The counter program for `h` loaded, or -1 (errno set). */
+static int counter_prog(const struct hook *h, int map, int port) {
+    struct bpf_insn p[64];
+    int n = h->prog_type == BPF_PROG_TYPE_XDP ? xdp_head(p, port) : tc_head(p, port);
+    n = count_tail(p, n, map, h->drop, h->pass);
     union bpf_attr a;
     memset(&a, 0, sizeof a);
-    a.prog_type = BPF_PROG_TYPE_SCHED_CLS; a.expected_attach_type = TCX_INGRESS;
-    a.insns = (uintptr_t)p; a.insn_cnt = sizeof p / sizeof p[0]; a.license = (uintptr_t)"GPL";
+    a.prog_type = (uint32_t)h->prog_type; a.expected_attach_type = (uint32_t)h->attach;
+    a.insns = (uintptr_t)p; a.insn_cnt = (uint32_t)n; a.license = (uintptr_t)"GPL";
     return (int)bpf(BPF_PROG_LOAD, &a);
 }
-/* The counter's map and program attached to `ifname`'s ingress; the map's fd, or -1 after a
-   line on stderr. The attachment lasts as long as this process (its link fd). */
-static int port_counter(const char *ifname, int port) {
+/* `h`'s program attached to `ifindex`: 0, or 1 when the kernel lacks the hook, -1 on another
+   error (errno set: "why" says what failed). */
+static int attach(const struct hook *h, int map, int port, unsigned ifindex, const char **why) {
+    int prog = counter_prog(h, map, port);
+    *why = "its program refused";
+    if (prog < 0) return -1;
+    union bpf_attr a;
+    memset(&a, 0, sizeof a);
+    a.link_create.prog_fd = (uint32_t)prog; a.link_create.attach_type = (uint32_t)h->attach;
+    a.link_create.target_ifindex = ifindex; a.link_create.flags = (uint32_t)h->flags;
+    *why = "not on this kernel";
+    if (bpf(BPF_LINK_CREATE, &a) >= 0) return 0;
+    int e = errno;
+    close(prog);
+    errno = e;
+    return e == EINVAL || e == EOPNOTSUPP || e == ENOTSUPP ? 1 : -1;
+}
+/* The counter's map and program attached to `ifname`'s ingress through `hook` ("tcx", "xdp",
+   or "auto": tcx, else XDP when the kernel has no tcx); the map's fd after a line
+   "listening HOOK" on stdout, or -1 after a line on stderr. The attachment lasts as long as
+   this process (its link fd). */
+static int port_counter(const char *ifname, int port, const char *hook) {
+    unsigned ifindex = if_nametoindex(ifname);
+    if (!ifindex) {
+        fprintf(stderr, "cannot count at port %s: no such interface\n", ifname);
+        return -1;
+    }
     union bpf_attr a;
     memset(&a, 0, sizeof a);
     a.map_type = BPF_MAP_TYPE_ARRAY; a.key_size = 4; a.value_size = 8; a.max_entries = 1;
     int map = (int)bpf(BPF_MAP_CREATE, &a);
-    int prog = map < 0 ? -1 : counter_prog(map, port);
-    memset(&a, 0, sizeof a);
-    a.link_create.prog_fd = (uint32_t)prog; a.link_create.attach_type = TCX_INGRESS;
-    a.link_create.target_ifindex = if_nametoindex(ifname);
-    if (prog < 0 || !a.link_create.target_ifindex || bpf(BPF_LINK_CREATE, &a) < 0) {
-        fprintf(stderr, "cannot count at port %s: a tc ingress (tcx) BPF program: %s "
-                "(Linux 6.6 or later, root)\n", ifname, strerror(errno));
+    if (map < 0) {
+        fprintf(stderr, "cannot count at port %s: a BPF map: %s (root)\n", ifname,
+                strerror(errno));
         return -1;
     }
-    return map;
+    char missing[512] = "";
+    for (size_t i = 0; i < sizeof HOOKS / sizeof HOOKS[0]; i++) {
+        const struct hook *h = &HOOKS[i];
+        if (strcmp(hook, "auto") && strcmp(hook, h->name)) continue;
+        const char *why;
+        int r = attach(h, map, port, ifindex, &why);
+        if (!r) { printf("listening %s\n", h->name); fflush(stdout); return map; }
+        size_t used = strlen(missing);
+        snprintf(missing + used, sizeof missing - used, "%s%s: %s (%s)", used ? "; nor " : "",
+                 h->what, why, strerror(errno));
+        if (r < 0) break;  /* not a missing hook: no fallback hides it */
+    }
+    fprintf(stderr, "cannot count at port %s: %s\n", ifname,
+            *missing ? missing : "no such hook (auto, tcx or xdp)");
+    return -1;
 }
 static long counted(int map) {
     uint32_t key = 0;
@@ -231,10 +318,10 @@ static long counted(int map) {
    (frames and time between two reads, as the socket's count runs from its first frame to its
    last), and all it counted ("total"), ending 1 s after the last move, or `secs` + 5 s
    without any. */
-static int count_at_port(const char *ifname, int port, double secs) {
-    int map = port_counter(ifname, port);
+static int count_at_port(const char *ifname, int port, double secs,
+                         const char *hook) {
+    int map = port_counter(ifname, port, hook);
     if (map < 0) return 1;
-    printf("listening\n"); fflush(stdout);
     long seen = 0, first = -1;
     double start = now(), t0 = 0, t1 = 0;
     for (;;) {
@@ -253,8 +340,8 @@ static int count_at_port(const char *ifname, int port, double secs) {
     return 0;
 }
 int main(int argc, char **argv) {
-    if (argc != 3 && argc != 4) return 2;
-    if (argc == 4) return count_at_port(argv[3], atoi(argv[1]), atof(argv[2]));
+    if (argc != 3 && argc != 5) return 2;
+    if (argc == 5) return count_at_port(argv[3], atoi(argv[1]), atof(argv[2]), argv[4]);
     int s = socket(AF_INET, SOCK_DGRAM, 0), big = 8 << 20;
     setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
     struct sockaddr_in a = {0};
