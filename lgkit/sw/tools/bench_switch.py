@@ -264,8 +264,8 @@ Results = dict[str, list[float | None]]  # each measure -> one value per repetit
 UDP_RUNS = (("udp1400", 1400, True), ("udp64", 64, True), ("udp64sock", 64, False))
 """The UDP runs of a measure(): (key, frame bytes, counted at h2's port, else by its socket)."""
 
-PORT_HOOKS = {"tcx": "its interface's tc ingress (tcx)",
-              "xdp": "generic XDP on its interface (no tcx: Linux before 6.6)"}
+PORT_HOOKS = {"tcx": "its interface's tc ingress, a tcx link",
+              "xdp": "its interface's generic (skb-mode) XDP hook"}
 """Where the port counter's BPF program counts and drops the bench's datagrams; "auto": tcx,
 else generic XDP."""
 
