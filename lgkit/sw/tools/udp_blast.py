@@ -169,10 +169,8 @@ static void timeout(int s, double secs) {
     setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 static long bpf(int cmd, union bpf_attr *a) { return syscall(__NR_bpf, cmd, a, sizeof *a); }
-#define TAIL_PASS 10   /* from a head's end to the tail's "pass" (count_tail) */
-#define MISS(head, i) ((head) + TAIL_PASS - (i))  /* a head's jump at `i` to "pass" */
-/* The matching program's end: count in map[0] and return `drop`, then "pass" (return `pass`),
-   where the head's misses jump. */
+/* The program's end: count in map[0] and return `drop`; then "pass", the last two
+   instructions, where the match's misses jump: return `pass`. */
 static int count_tail(struct bpf_insn *p, int n, int map, int drop, int pass) {
     struct bpf_insn t[] = {
         INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),        /* key 0 on the stack */
@@ -186,53 +184,46 @@ static int count_tail(struct bpf_insn *p, int n, int map, int drop, int pass) {
         INSN(BPF_STX | BPF_XADD | BPF_DW, 0, 1, 0, 0),       /* atomic: any CPU may run it */
         INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, drop),
         INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, pass),    /* "pass": TAIL_PASS from start */
+        INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, pass),
         INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
     };
     memcpy(p + n, t, sizeof t);
     return n + (int)(sizeof t / sizeof t[0]);
 }
-/* The tc head: IPv4 UDP datagrams (20 B IP header, as the sender's) to `port` on to the tail,
-   any other frame to "pass" (LD_ABS reads any skb, linear or not, in host order; a frame too
-   short for them ends the program with 0: passed). */
-static int tc_head(struct bpf_insn *p, int port) {
-    struct bpf_insn h[] = {
-        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),       /* r6 = the skb, for LD_ABS */
-        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 12),         /* EtherType */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 2), 0x0800),
-        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 14),         /* IPv4, IHL 5 */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 4), 0x45),
-        INSN(BPF_LD | BPF_ABS | BPF_B, 0, 0, 0, 23),         /* UDP */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 6), 17),
-        INSN(BPF_LD | BPF_ABS | BPF_H, 0, 0, 0, 36),         /* destination port */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, MISS(9, 8), port),
-    };
-    memcpy(p, h, sizeof h);
-    return (int)(sizeof h / sizeof h[0]);
-}
-/* The XDP head, the same match by direct packet access (XDP allows no LD_ABS): the frame's
-   first 38 bytes bounds-checked against data_end, multi-byte fields swapped from network
+/* The counter's instructions into `p` (their number): IPv4 UDP datagrams (20 B IP header, as
+   the sender's) to `port` counted and `drop`ped, any other frame `pass`ed. tc reads the fields
+   with LD_ABS (any skb, linear or not, in host order; a frame too short for them ends the
+   program with 0: passed); XDP allows no LD_ABS, so it reads them by direct packet access,
+   the frame's first 38 bytes checked against data_end, 16-bit fields swapped from network
    order. */
-static int xdp_head(struct bpf_insn *p, int port) {
-    struct bpf_insn h[] = {
-        INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, 0, 0),         /* r2 = data */
-        INSN(BPF_LDX | BPF_MEM | BPF_W, 3, 1, 4, 0),         /* r3 = data_end */
-        INSN(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0),
-        INSN(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, 38),
-        INSN(BPF_JMP | BPF_JGT | BPF_X, 4, 3, MISS(15, 4), 0),  /* shorter than 38 B */
-        INSN(BPF_LDX | BPF_MEM | BPF_H, 5, 2, 12, 0),        /* EtherType */
-        INSN(BPF_ALU | BPF_END | BPF_TO_BE, 5, 0, 0, 16),
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 7), 0x0800),
-        INSN(BPF_LDX | BPF_MEM | BPF_B, 5, 2, 14, 0),        /* IPv4, IHL 5 */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 9), 0x45),
-        INSN(BPF_LDX | BPF_MEM | BPF_B, 5, 2, 23, 0),        /* UDP */
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 11), 17),
-        INSN(BPF_LDX | BPF_MEM | BPF_H, 5, 2, 36, 0),        /* destination port */
-        INSN(BPF_ALU | BPF_END | BPF_TO_BE, 5, 0, 0, 16),
-        INSN(BPF_JMP | BPF_JNE | BPF_K, 5, 0, MISS(15, 14), port),
-    };
-    memcpy(p, h, sizeof h);
-    return (int)(sizeof h / sizeof h[0]);
+static int counter_insns(struct bpf_insn *p, int xdp, int map, int port, int drop, int pass) {
+    const struct { int off, size, value; } want[] = {
+        {12, BPF_H, 0x0800}, {14, BPF_B, 0x45}, {23, BPF_B, 17}, {36, BPF_H, port},
+    };  /* EtherType IPv4, version 4 with IHL 5, protocol UDP, destination port */
+    int n = 0, miss[8], m = 0;
+    if (xdp) {
+        p[n++] = INSN(BPF_LDX | BPF_MEM | BPF_W, 2, 1, 0, 0);      /* r2 = data */
+        p[n++] = INSN(BPF_LDX | BPF_MEM | BPF_W, 3, 1, 4, 0);      /* r3 = data_end */
+        p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0);
+        p[n++] = INSN(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, 38);
+        miss[m++] = n;
+        p[n++] = INSN(BPF_JMP | BPF_JGT | BPF_X, 4, 3, 0, 0);      /* shorter than 38 B */
+    } else {
+        p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0);    /* r6 = the skb, for LD_ABS */
+    }
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!xdp) {
+            p[n++] = INSN(BPF_LD | BPF_ABS | want[i].size, 0, 0, 0, want[i].off);
+        } else {
+            p[n++] = INSN(BPF_LDX | BPF_MEM | want[i].size, 0, 2, want[i].off, 0);
+            if (want[i].size == BPF_H) p[n++] = INSN(BPF_ALU | BPF_END | BPF_TO_BE, 0, 0, 0, 16);
+        }
+        miss[m++] = n;
+        p[n++] = INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 0, want[i].value);
+    }
+    n = count_tail(p, n, map, drop, pass);
+    for (int i = 0; i < m; i++) p[miss[i]].off = (int16_t)(n - 2 - miss[i] - 1);  /* to "pass" */
+    return n;
 }
 /* The port counter's hooks: a tc ingress program on a tcx link (Linux 6.6), else a generic
    (skb-mode) XDP program on an XDP link (Linux 5.9), each counting and dropping alike. */
@@ -246,8 +237,7 @@ static const struct hook HOOKS[] = {
 /* The counter program for `h` loaded, or -1 (errno set). */
 static int counter_prog(const struct hook *h, int map, int port) {
     struct bpf_insn p[64];
-    int n = h->prog_type == BPF_PROG_TYPE_XDP ? xdp_head(p, port) : tc_head(p, port);
-    n = count_tail(p, n, map, h->drop, h->pass);
+    int n = counter_insns(p, h->prog_type == BPF_PROG_TYPE_XDP, map, port, h->drop, h->pass);
     union bpf_attr a;
     memset(&a, 0, sizeof a);
     a.prog_type = (uint32_t)h->prog_type; a.expected_attach_type = (uint32_t)h->attach;
