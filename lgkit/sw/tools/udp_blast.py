@@ -4,9 +4,9 @@ Same arguments and output as the Python ones; the sender given an interface and 
 MAC as well sends the same datagrams as whole frames through a PACKET_MMAP transmit ring (the
 host's UDP/IP stack off its path: more frames per core than its sendmmsg batches; flat out, or
 paced to a given rate), else sendmmsg batches; the receiver reads recvmmsg batches, or given
-an interface counts the datagrams at that port instead: a tc ingress (tcx) BPF program counts
-and drops them before the host's IP stack, as a hardware tester counts frames at its port
-(Linux 6.6 or later)."""
+an interface counts the datagrams at that port instead: a BPF program counts and drops them
+before the host's IP stack, as a hardware tester counts frames at its port, on the port's tc
+ingress (a tcx link, Linux 6.6 or later) or as a generic XDP program (Linux 5.9 or later)."""
 
 from __future__ import annotations
 
@@ -226,12 +226,14 @@ static int counter_insns(struct bpf_insn *p, int xdp, int map, int port, int dro
     return n;
 }
 /* The port counter's hooks: a tc ingress program on a tcx link (Linux 6.6), else a generic
-   (skb-mode) XDP program on an XDP link (Linux 5.9), each counting and dropping alike. */
-struct hook { const char *name, *what; int prog_type, attach, flags, drop, pass; };
+   (skb-mode) XDP program on an XDP link (Linux 5.9), each counting and dropping alike. The tc
+   program is loaded with no expected attach type (tcx needs none), so a kernel without tcx
+   loads it and refuses the link: there the fallback is decided. */
+struct hook { const char *name, *what; int prog_type, expect, attach, flags, drop, pass; };
 static const struct hook HOOKS[] = {
-    {"tcx", "a tc ingress (tcx) BPF link (Linux 6.6 or later)", BPF_PROG_TYPE_SCHED_CLS,
+    {"tcx", "a tc ingress (tcx) BPF link (Linux 6.6 or later)", BPF_PROG_TYPE_SCHED_CLS, 0,
      TCX_INGRESS, 0, 2 /* TC_ACT_SHOT */, 0 /* TC_ACT_OK */},
-    {"xdp", "a generic XDP BPF link (Linux 5.9 or later)", BPF_PROG_TYPE_XDP, BPF_XDP,
+    {"xdp", "a generic XDP BPF link (Linux 5.9 or later)", BPF_PROG_TYPE_XDP, BPF_XDP, BPF_XDP,
      XDP_SKB_MODE, 1 /* XDP_DROP */, 2 /* XDP_PASS */},
 };
 /* The counter program for `h` loaded, or -1 (errno set). */
@@ -240,7 +242,7 @@ static int counter_prog(const struct hook *h, int map, int port) {
     int n = counter_insns(p, h->prog_type == BPF_PROG_TYPE_XDP, map, port, h->drop, h->pass);
     union bpf_attr a;
     memset(&a, 0, sizeof a);
-    a.prog_type = (uint32_t)h->prog_type; a.expected_attach_type = (uint32_t)h->attach;
+    a.prog_type = (uint32_t)h->prog_type; a.expected_attach_type = (uint32_t)h->expect;
     a.insns = (uintptr_t)p; a.insn_cnt = (uint32_t)n; a.license = (uintptr_t)"GPL";
     return (int)bpf(BPF_PROG_LOAD, &a);
 }
