@@ -13,6 +13,7 @@ allocation sets *status to JOB_E_MEMORY; a resubmission the caller does not take
 
 JOBS = r"""
 /* ---- packet jobs (jobs_c.py) ------------------------------------------------------------ */
+#include <pthread.h>
 typedef long (*ingress_fn)(void *, uint32_t, const uint8_t *, uint32_t, u64);
 typedef long (*egress_fn)(void *, const uint8_t *, const uint8_t *, uint32_t, u64, u64, u64,
                           u64, u64, u64, u64, uint8_t *);
@@ -21,10 +22,12 @@ typedef long (*ingress_job_fn)(void *, const uint8_t *, uint32_t, u64, u64, cons
                                uint32_t);
 typedef void (*parse_fn)(void *, uint32_t, const uint8_t *, uint32_t);
 
-typedef struct { uint32_t refs, len; uint8_t d[]; } frame_t;
-/* an egress job: the slots that outlive a pass (state), the input frame, its queue values */
+/* a frame (`pooled`: a block of POOL_FRAME bytes, kept for reuse when freed) */
+typedef struct { uint32_t refs, len, pooled; uint8_t d[]; } frame_t;
+/* an egress job: the slots that outlive a pass (state, `words` of them), the input frame, its
+   queue values */
 typedef struct job { struct job *next; frame_t *in; u64 enq_ns, length; uint32_t enq_depth,
-                     port, prio, itype; u64 state[]; } job_t;
+                     port, prio, itype, words; u64 state[]; } job_t;
 /* a packet back to ingress (recirculated, resubmitted): its preserved (slot, value) pairs;
    `next` and `due` for a caller's queue of them */
 typedef struct rjob { struct rjob *next; u64 due; frame_t *in; u64 itype; uint32_t npre;
@@ -52,12 +55,73 @@ typedef struct {
     int *status;
 } pipe_t;
 
-static void unref(frame_t *f) { if (f && !--f->refs) free(f); }
-static void job_free(job_t *j) { unref(j->in); free(j); }
+/* Freed frames of up to a full-size frame and freed jobs, kept per thread for the next ones
+   (POOL_KEEP of each): glibc serves blocks of these sizes, above its per-thread cache, from its
+   slower bins, a malloc and a free per copy and per job. A thread's blocks are freed when it
+   ends; jobs of another program's size replace those kept. */
+#define POOL_KEEP 512
+#define POOL_FRAME 2048
+typedef struct pooled { struct pooled *next; } pooled_t;
+typedef struct { pooled_t *frames, *jobs; uint32_t nframes, njobs, job_words, registered; } pool_t;
+static __thread pool_t pool;
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void pool_drain(pooled_t **list, uint32_t *n) {
+    for (pooled_t *b = *list, *nx; b; b = nx) { nx = b->next; free(b); }
+    *list = 0; *n = 0;
+}
+static void pool_end(void *arg) {
+    (void)arg;
+    pool_drain(&pool.frames, &pool.nframes); pool_drain(&pool.jobs, &pool.njobs);
+}
+static void pool_key_make(void) { pthread_key_create(&pool_key, pool_end); }
+/* The thread's pool, its blocks to be freed when the thread ends. */
+static pool_t *pool_of_thread(void) {
+    if (!pool.registered) {
+        pthread_once(&pool_once, pool_key_make);
+        pthread_setspecific(pool_key, &pool);
+        pool.registered = 1;
+    }
+    return &pool;
+}
+static void *pool_take(pooled_t **list, uint32_t *n) {
+    pooled_t *b = *list;
+    *list = b->next; (*n)--;
+    return b;
+}
+static void pool_put(pooled_t **list, uint32_t *n, void *block) {
+    pooled_t *b = block;
+    b->next = *list; *list = b; (*n)++;
+}
+
+static void unref(frame_t *f) {
+    if (!f || --f->refs) return;
+    pool_t *o = pool_of_thread();
+    if (f->pooled && o->nframes < POOL_KEEP) pool_put(&o->frames, &o->nframes, f);
+    else free(f);
+}
+static void job_free(job_t *j) {
+    unref(j->in);
+    pool_t *o = pool_of_thread();
+    if (j->words == o->job_words && o->njobs < POOL_KEEP) pool_put(&o->jobs, &o->njobs, j);
+    else free(j);
+}
 static frame_t *frame_new(const uint8_t *d, uint32_t len) {
-    frame_t *f = malloc(sizeof *f + len);
-    if (f) { f->refs = 1; f->len = len; memcpy(f->d, d, len); }
+    pool_t *o = pool_of_thread();
+    int pooled = sizeof(frame_t) + len <= POOL_FRAME;
+    frame_t *f = pooled && o->frames ? pool_take(&o->frames, &o->nframes)
+                                     : malloc(pooled ? POOL_FRAME : sizeof *f + len);
+    if (f) { f->refs = 1; f->len = len; f->pooled = (uint32_t)pooled; memcpy(f->d, d, len); }
     return f;
+}
+/* A job of `words` state words (its fields but `words` unset). */
+static job_t *job_new(uint32_t words) {
+    pool_t *o = pool_of_thread();
+    if (o->job_words != words) { pool_drain(&o->jobs, &o->njobs); o->job_words = words; }
+    job_t *j = o->jobs ? pool_take(&o->jobs, &o->njobs) : malloc(sizeof *j + (size_t)words * 8);
+    if (j) j->words = words;
+    return j;
 }
 static u64 sm_get(const pipe_t *p, const u64 *S, int which) {
     return p->sm[which] == NO_SLOT ? 0 : S[p->sm[which]];
@@ -88,7 +152,7 @@ static void job_live_clear(const pipe_t *p, u64 *d) {
 
 /* An egress job of the slots S (a copy), to `port` (engine.py's _job). */
 static job_t *make_job(pipe_t *p, const u64 *S, uint32_t port, uint32_t itype, frame_t *in) {
-    job_t *j = malloc(sizeof *j + p->words * 8);
+    job_t *j = job_new(p->words);
     if (!j) { *p->status = JOB_E_MEMORY; return 0; }
     job_live_copy(p, j->state, S);
     j->next = 0; j->in = in; in->refs++; j->port = port; j->itype = itype;
@@ -105,7 +169,7 @@ static job_t **clones(pipe_t *p, const u64 *S, const u64 *H, uint32_t itype, fra
     const u64 *slots = fl == JOB_NO_FL ? 0 : field_list(p, fl, &count);
     for (uint32_t i = 0; i < p->nsessions; i++) {
         if (p->sessions[3 * i] != session) continue;
-        job_t *j = malloc(sizeof *j + p->words * 8);
+        job_t *j = job_new(p->words);
         if (!j) { *p->status = JOB_E_MEMORY; break; }
         u64 *copy = j->state;
         job_live_clear(p, copy);
