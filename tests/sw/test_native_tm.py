@@ -74,6 +74,22 @@ u64 tmt_next(tmt_t *x) {
         if (x->tm.all[i]->waking && x->tm.all[i]->wake_at < t) t = x->tm.all[i]->wake_at;
     return t;
 }
+/* The earliest time a wake may be served, its slack used (UINT64_MAX: none). */
+u64 tmt_next_late(tmt_t *x) {
+    u64 t = UINT64_MAX;
+    for (int i = 0; i < x->tm.nall; i++) {
+        port_t *st = x->tm.all[i];
+        if (st->waking && st->wake_at + st->slack < t) t = st->wake_at + st->slack;
+    }
+    return t;
+}
+/* Every wake due by now served at now, as the port loop serves them. */
+void tmt_serve_due(tmt_t *x, u64 now) {
+    for (int i = 0; i < x->tm.nall; i++) {
+        port_t *st = x->tm.all[i];
+        if (st->waking && st->wake_at <= now) { st->waking = 0; tm_serve(&x->tm, st, now); }
+    }
+}
 /* The wakes armed for time t, served at t. */
 void tmt_wake(tmt_t *x, u64 t) {
     for (int i = 0; i < x->tm.nall; i++) tm_woken(&x->tm, x->tm.all[i], t);
@@ -89,7 +105,8 @@ SIGNATURES = {
     "tmt_queue": ([PTR, U32, INT, U32, U32, U64, U64], None),
     "tmt_enqueue": ([PTR, U32, U32, U32, U32, U64], None),
     "tmt_pfc": ([PTR, U32, ctypes.c_char_p, U32, U64], INT), "tmt_next": ([PTR], U64),
-    "tmt_wake": ([PTR, U64], None), "tmt_deps": ([PTR, ctypes.POINTER(INT)],
+    "tmt_wake": ([PTR, U64], None), "tmt_next_late": ([PTR], U64),
+    "tmt_serve_due": ([PTR, U64], None), "tmt_deps": ([PTR, ctypes.POINTER(INT)],
                                                   ctypes.POINTER(U64)),
     "tmt_full": ([PTR], U64), "tmt_qdrops": ([U32, U32], U64), "tmt_free": ([PTR], None),
 }
@@ -149,10 +166,12 @@ def python_run(nprio: int, setup: list[tuple], events: list[Event]) -> tuple[lis
     return deps, tm.queue_drops
 
 
-def native_run(lib: ctypes.CDLL, nprio: int, setup: list[tuple],
-               events: list[Event]) -> tuple[list, Counter]:
-    """tm_c.py's traffic manager, driven with each event's now_ns and its wakes at theirs."""
-    x = lib.tmt_new(nprio, 0)
+def native_run(lib: ctypes.CDLL, nprio: int, setup: list[tuple], events: list[Event],
+               late_ns: int = 0) -> tuple[list, Counter]:
+    """tm_c.py's traffic manager, driven with each event's now_ns and its wakes at theirs;
+    with `late_ns` (its late tolerance) each wake is served as late as its slack lets it, as
+    the port loop serves them."""
+    x = lib.tmt_new(nprio, late_ns)
     ports: set[tuple[int, int]] = set()
     try:
         for kind, *args in setup:
@@ -170,7 +189,10 @@ def native_run(lib: ctypes.CDLL, nprio: int, setup: list[tuple],
 
         def wakes(until: int) -> None:
             while (t := lib.tmt_next(x)) != NEVER and t <= until:
-                lib.tmt_wake(x, t)
+                if late_ns:
+                    lib.tmt_serve_due(x, min(lib.tmt_next_late(x), until))
+                else:
+                    lib.tmt_wake(x, t)
 
         for t, kind, args in events:
             wakes(t)
@@ -257,3 +279,23 @@ def test_pfc_pauses_a_queue_and_a_zero_quanta_frame_resumes_it(lib):
     assert [(d[0], d[2]) for d in got] == [
         (2000, 1), (51_200_000, 0), (52_000_000, 0),  # priority 0 held until the pause ended
         (60_000_200, 0), (70_000_000, 1)]  # priority 1 held until the resume
+
+
+def test_a_wake_served_within_its_slack_keeps_the_rates_and_serves_several_frames(lib):
+    """The port loop sleeps up to a rate wake's slack longer (TM_SLACK_NS, at most half the
+    port's burst): every frame still leaves in order, no earlier than on time and at most the
+    slack later, so a port and a queue keep their rates, and one wake sends several frames."""
+    slack_ns = 200_000
+    setup: list[tuple] = [("rate", 1, 0, 100_000_000, 12_500, 24, 64),  # 1 ms burst
+                          ("queue", 1, 0, 1000, 0, 0),
+                          ("queue", 4, 0, 1000, 0, 20_000.0)]  # a frame every 50 us
+    events: list[Event] = [(0, "job", (1, 0, 1514, 0)) for _ in range(300)]
+    events += [(0, "job", (4, 0, 200, 0)) for _ in range(300)]
+    on_time, _ = native_run(lib, 1, setup, events)
+    assert by_port(on_time) == by_port(python_run(1, setup, events)[0])
+    late, _ = native_run(lib, 1, setup, events, late_ns=10_000_000)
+    for port in (1, 4):
+        due, sent = by_port(on_time)[port], by_port(late)[port]
+        assert len(sent) == len(due) == 300
+        assert all(d[0] <= s[0] <= d[0] + slack_ns for d, s in zip(due, sent, strict=True))
+        assert len({s[0] for s in sent}) < 0.6 * len({d[0] for d in due})  # fewer wakes

@@ -312,7 +312,7 @@ void lg_dev_seed(lg_dev *d, u64 seed) { d->seed = seed; }
 void lg_dev_cpu_port(lg_dev *d, uint32_t port) { d->cpu_port = port; }
 
 /* ---- settings ---------------------------------------------------------------------------- */
-static void serve_soon(lg_dev *d, port_t *st) { tm_wake(&d->tm, st, 0); }
+static void serve_soon(lg_dev *d, port_t *st) { tm_wake(&d->tm, st, 0, 0); }
 void lg_dev_tm(lg_dev *d, uint32_t nprio, u64 cell, u64 late_ns) {
     if (nprio >= 1 && nprio <= TM_PRIOS) d->tm.nprio = nprio;
     d->tm.cell = cell; d->tm.late_ns = late_ns;
@@ -681,13 +681,14 @@ static void run_due(lg_dev *d, u64 now) {
     }
 }
 
-/* When the loop must run next without a frame: the earliest port wake or recirculation
-   (UINT64_MAX: none). */
+/* When the loop must run next without a frame: the earliest port wake (as late as its slack
+   lets it, so that one wake serves the departures due by then) or recirculation (UINT64_MAX:
+   none). A frame that wakes the loop earlier serves the wakes that are due. */
 static u64 next_due(lg_dev *d) {
     u64 t = d->rq_head ? d->rq_head->due : UINT64_MAX;
     for (int i = 0; i < d->tm.nall; i++) {
         port_t *st = d->tm.all[i];
-        if (st->waking && st->wake_at < t) t = st->wake_at;
+        if (st->waking && st->wake_at + st->slack < t) t = st->wake_at + st->slack;
     }
     return t;
 }

@@ -8,6 +8,11 @@ tolerance), clone lanes. Shared by the port loop (device_c.py) and the virtual-t
         the egress pass of a dequeued job: the bytes it put on the wire or looped back (0: none)
     static void tm_timer(tm_t *tm, port_t *st, u64 t_ns)
         serve `st` again at t_ns (tm_woken then); a later call for an earlier time replaces it
+
+A wake for a rate (the port's, a queue's) may come up to the port's `slack` ns late (at most
+TM_SLACK_NS, and half the port's burst): a real-time caller can sleep that much longer and serve
+the departures due by then together, one wake for several frames, at the same rates (a late
+departure still counts from when it was due, within late_ns). Virtual time serves at t_ns.
 """
 
 TM = r"""
@@ -18,11 +23,12 @@ TM = r"""
 #define TM_BATCH 64
 #define TM_DEPTH 64
 #define PFC_RATE 10000000000ULL   /* the pause quanta's bit time of an unshaped port */
+#define TM_SLACK_NS 200000ULL     /* how late a rate's wake may come (see the module's text) */
 
 typedef struct { job_t *head, *tail; uint32_t n, depth; u64 depth_bytes, bytes, cells, peak,
                  period_ns, next_due, paused_until; int paused; } queue_t;
-typedef struct { queue_t q[TM_PRIOS]; u64 rate, framing, min_frame, tat_ps, tau_ps, wake_at;
-                 int waking, busy, queued; } port_t;
+typedef struct { queue_t q[TM_PRIOS]; u64 rate, framing, min_frame, tat_ps, tau_ps, wake_at,
+                 slack; int waking, busy, queued; } port_t;
 typedef struct tm_s {
     port_t *ports[TM_PORTS], *lanes[TM_PORTS];
     port_t *all[2 * TM_PORTS]; int nall;     /* every port and lane made, to scan for wakes */
@@ -78,9 +84,10 @@ static void tm_set_rate(port_t *st, u64 rate, u64 burst, u64 framing, u64 min_fr
     st->rate = rate; st->framing = framing; st->min_frame = min_frame;
     st->tau_ps = rate ? burst * 8 * TM_PS / rate : 0;
 }
-static void tm_wake(tm_t *tm, port_t *st, u64 t) {
+/* Serve st at t, or up to `slack` ns later. */
+static void tm_wake(tm_t *tm, port_t *st, u64 t, u64 slack) {
     if (st->waking && st->wake_at <= t) return;
-    st->waking = 1; st->wake_at = t;
+    st->waking = 1; st->wake_at = t; st->slack = slack;
     tm_timer(tm, st, t);
 }
 static void tm_full(tm_t *tm, uint32_t port, uint32_t prio) {
@@ -89,9 +96,10 @@ static void tm_full(tm_t *tm, uint32_t port, uint32_t prio) {
 }
 
 /* The queue to serve now: the highest priority with a packet, not paused (a PFC pause ends at
-   paused_until), whose packet rate lets it go; else 0 and *earliest when one may go later. */
-static queue_t *tm_pick(tm_t *tm, port_t *st, u64 now, u64 *earliest) {
-    *earliest = 0;
+   paused_until), whose packet rate lets it go; else 0 and *earliest when one may go later
+   (*slack: TM_SLACK_NS when that is a packet rate's, 0 for a pause's end). */
+static queue_t *tm_pick(tm_t *tm, port_t *st, u64 now, u64 *earliest, u64 *slack) {
+    *earliest = 0; *slack = 0;
     for (int i = (int)tm->nprio - 1; i >= 0; i--) {
         queue_t *q = &st->q[i];
         if (q->paused && q->paused_until && q->paused_until <= now) q->paused = 0;
@@ -100,7 +108,9 @@ static queue_t *tm_pick(tm_t *tm, port_t *st, u64 now, u64 *earliest) {
         if (q->paused) later = q->paused_until;
         else if (!q->period_ns || q->next_due <= now) return q;
         else later = q->next_due;
-        if (later && (!*earliest || later < *earliest)) *earliest = later;
+        if (later && (!*earliest || later < *earliest)) {
+            *earliest = later; *slack = q->paused ? 0 : TM_SLACK_NS;
+        }
     }
     return 0;
 }
@@ -111,11 +121,14 @@ static void tm_serve(tm_t *tm, port_t *st, u64 now) {
     st->busy = 1;
     for (int k = 0; k < TM_BATCH; k++) {
         if (st->rate && st->tat_ps - st->tau_ps > now * 1000 && st->tat_ps > st->tau_ps) {
-            tm_wake(tm, st, tm_ceil(st->tat_ps - st->tau_ps, 1000)); st->busy = 0; return;
+            u64 half = st->tau_ps / 2000;
+            tm_wake(tm, st, tm_ceil(st->tat_ps - st->tau_ps, 1000),
+                    half < TM_SLACK_NS ? half : TM_SLACK_NS);
+            st->busy = 0; return;
         }
-        u64 earliest;
-        queue_t *q = tm_pick(tm, st, now, &earliest);
-        if (!q) { if (earliest) tm_wake(tm, st, earliest); st->busy = 0; return; }
+        u64 earliest, slack;
+        queue_t *q = tm_pick(tm, st, now, &earliest, &slack);
+        if (!q) { if (earliest) tm_wake(tm, st, earliest, slack); st->busy = 0; return; }
         job_t *j = q->head;
         q->head = j->next; if (!q->head) q->tail = 0;
         q->n--; st->queued--;
@@ -133,7 +146,7 @@ static void tm_serve(tm_t *tm, port_t *st, u64 now) {
         if (*tm->status) { st->busy = 0; return; }
     }
     st->busy = 0;
-    tm_wake(tm, st, now);
+    tm_wake(tm, st, now, 0);
 }
 /* A port's timer fired at t: serve it if that is the wake it armed last. */
 static void tm_woken(tm_t *tm, port_t *st, u64 t) {
