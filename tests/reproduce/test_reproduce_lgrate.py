@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 
 import pytest
@@ -12,9 +13,11 @@ from lgkit.measure.wirecap import RetxDelays
 from lgkit.net.testbed.lgprotection import RECIRC_QUEUE_DEPTH
 from lgkit.net.testbed.testbed import Testbed
 from lgkit.reproduce import registry
+from lgkit.reproduce.bed import NICE
 from lgkit.reproduce.lgrate import (
     EXPECTED,
     Probe,
+    add_arguments,
     delay_percentiles,
     describe_losses,
     search,
@@ -153,3 +156,11 @@ def test_a_stalled_flow_is_a_failed_probe_and_the_search_goes_on() -> None:
 
 def test_other_testbed_failures_are_one_line_errors() -> None:
     assert WorkloadError in EXPECTED
+
+
+def test_the_testbed_runs_at_the_experiments_cpu_priority_by_default() -> None:
+    """lgrate measures the rate the experiments use, so its testbed runs at their niceness."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args([]).nice == NICE < 0
+    assert parser.parse_args(["--nice", "0"]).nice == 0
