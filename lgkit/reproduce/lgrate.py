@@ -275,12 +275,12 @@ class RateBed:
         clean_mbps, _, _ = self._flow()
         self.testbed.corrupt(LossModel(CORRUPTION, "iid"))
         tx, rx = self.sender, self.receiver
+        pcap = self.ctx.store.path / f"wire-{rate_mbps:g}.pcap"
         try:
             protection.enable(CORRUPTION)
             lg0, passes0, drops0 = self._lg_counts(), self.passes(), self.testbed.drop_counts()
             pids = self._pids()
             cpu0 = {s: cpu_seconds(p) for s, p in pids.items()}
-            pcap = self.ctx.store.path / f"wire-{rate_mbps:g}.pcap"
             began = time.monotonic()
             with WireCapture(self.testbed.network.wire_ports().toward_receiver, pcap):
                 lg_mbps, retransmits, delta = self._flow()
@@ -292,12 +292,12 @@ class RateBed:
             tx_max = self.register(tx, "lg_tx_buf_max_pkts", rx)
             rx_max = self.register(rx, "lg_rx_buf_max_pkts", tx)
             timeout_ms = protection.params(CORRUPTION).ack_timeout_us / 1000
+            delays = (retransmission_delays(lg_data_frames(read_pcap(pcap))) if pcap.exists()
+                      else RetxDelays([], 0))
         finally:
             self.testbed.stop_corruption()
             protection.disable()
-        delays = (retransmission_delays(lg_data_frames(read_pcap(pcap))) if pcap.exists()
-                  else RetxDelays([], 0))
-        pcap.unlink(missing_ok=True)
+            pcap.unlink(missing_ok=True)
         passed, why = verdict(rate_mbps, clean_mbps, lg_mbps, delta.effective_loss,
                               self.max_effective)
         return Probe(rate_mbps, round(clean_mbps, 2), round(lg_mbps, 2),
