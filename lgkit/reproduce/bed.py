@@ -62,7 +62,7 @@ REPRODUCE_RATE_MBPS = {Builtin.name: 100.0, Bmv2.name: 8.0}
 of the rates `lgkit reproduce lgrate` found in three or more searches (the highest at which LG
 holds no effective loss at 1e-2 corruption with its goodput within 10% of no loss). Built-in,
 2026-11-29 15:38-15:43 UTC (9ea88f6, the native engine), `--start-mbps 100 --seconds 6 --repeat
-3` at a load average of 4.3-7.3: 166 / 166 / 183.7 Mb/s (min / median / max), and earlier
+3` at a load average of 1.3-7.3: 166 / 166 / 183.7 Mb/s (min / median / max), and earlier
 searches that day under heavier load found 95 and 100, so 100 (docs/reproduce.md; 35 before,
 from 45.7 / 48.1 / 53.2 on the Python engine on 11-28).
 BMv2, 2026-11-28 05:35-06:44 UTC, five searches with its log level off: 9 / 9.45 / 12 Mb/s, so 8
