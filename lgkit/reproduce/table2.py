@@ -38,10 +38,10 @@ WAIT_SIGNIFICANCE = 0.05
 FLOWS, QUICK_FLOWS = 8000, 60
 """Flows per condition: at 1e-3 loss a few in a thousand lose their tail, so the check's count
 of RTO waits needs thousands per condition (3700 gave 5 waits without Tail: p = 0.03); and 3,688
-bound the p99.9. Six conditions of 3700 took 212 s at 35 Mb/s (~9.5 ms a flow, back to back;
-427 s at 15 Mb/s): the time bound gives each condition an even share of what is left."""
+bound the p99.9. Six conditions of 8000 took ~170 s at 100 Mb/s (~3.5 ms a flow, back to back;
+of 3700, 212 s at 35 Mb/s): the time bound gives each condition an even share of what is left."""
 RESOLUTION_NOTE = ("a 95% upper bound on the p99.9 needs 3,688 flows per condition, the p99.99 "
-                   "36,887 (about 6 minutes of flows per condition at 35 Mb/s): the p99.99 and "
+                   "36,887 (about 2 minutes of flows per condition at 100 Mb/s): the p99.99 and "
                    "p99.999 are shown for comparison with the paper, in parentheses")
 PAPER_US = {
     "no loss": [152.293, 166.877, 197.536, 253.207, 21.3],
