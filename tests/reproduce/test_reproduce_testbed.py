@@ -30,7 +30,8 @@ def _reproduce(name: str, results: Path) -> Path:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     (run,) = [p for p in results.iterdir() if p.name.endswith(f"-{name}-quick-builtin")]
     meta = read_metadata(run)
-    assert meta["status"] == "complete" and meta["wall_s"] <= 60.0 + 5.0
+    # the run's own time: wall_s also counts the wait for the network lock (another run's)
+    assert meta["status"] == "complete" and meta["finished"] - meta["started"] <= 60.0 + 5.0
     assert "== " in done.stdout and "scale: builtin, " in done.stdout
     return run
 
