@@ -40,8 +40,10 @@ PAPER_LINK_GBPS = 100.0
 "Fig. 10 and 11 ran on 100G links."
 PAPER_GAIN_P999 = {"LG": 51.0, "LG_NB": 51.0}
 "Paper §4.3: p99.9 FCT 51x lower with LG and LG_NB for DCTCP at ~1e-3 (Fig. 11)."
-GOAL_GAIN = 10.0
-"Issue 11: p99.9 at least 10x lower with LG than without at the same loss (default scale)."
+GOAL_GAIN = 20.0
+"The goal at the default scale: p99.9 at least 20x lower with LG than without at the same loss..."
+GOAL_BOUNDS_GAIN = 10.0
+"...and at least 10x between the 95% bounds that make the ratio smallest."
 FLOWS, QUICK_FLOWS = 16000, 300
 
 
@@ -84,8 +86,8 @@ def run(ctx: Context) -> list[Comparison]:
 
 
 def gain_check(fcts: dict[str, np.ndarray], loss: float) -> Check:
-    """The issue's goal on the p99.9: the point ratio loss / LG, the ratio of the bounds that
-    make it smallest (loss's lower, LG's upper 95% bound), and whether both are resolved."""
+    """The goal on the p99.9: the point ratio loss / LG, the ratio of the bounds that make it
+    smallest (loss's lower, LG's upper 95% bound), each above its goal, both resolved."""
     loss_est, lg_est = (quantile_ci(fcts.get(label, np.array([])), 0.999)
                         for label in ("loss", "LG"))
     gain = ratio(loss_est.value, lg_est.value)
@@ -94,5 +96,6 @@ def gain_check(fcts: dict[str, np.ndarray], loss: float) -> Check:
     why = "" if resolved else "; NOT resolved: too few flows to bound a p99.9"
     return Check(f"p99.9 FCT of {SIZE} B flows {gain:.1f}x lower with LG than without at "
                  f"loss {loss:g} ({worst:.1f}x between the 95% bounds{why}; goal >= "
-                 f"{GOAL_GAIN:g}x; paper {PAPER_GAIN_P999['LG']:g}x)",
-                 bool(resolved and gain >= GOAL_GAIN))
+                 f"{GOAL_GAIN:g}x, >= {GOAL_BOUNDS_GAIN:g}x between the bounds; paper "
+                 f"{PAPER_GAIN_P999['LG']:g}x)",
+                 bool(resolved and gain >= GOAL_GAIN and worst >= GOAL_BOUNDS_GAIN))

@@ -119,9 +119,12 @@ def test_fig11_goal_needs_resolved_percentiles_and_the_ratio() -> None:
     base = rng.uniform(1000.0, 2000.0, 4000)
     loss = np.where(rng.random(4000) < 0.01, 40_000.0, base)
     lg = np.where(rng.random(4000) < 0.01, 3000.0, base)
-    check = gain_check({"loss": loss, "LG": lg}, 0.01)
-    assert check.passed and "13.3x lower" in check.text and "NOT resolved" not in check.text
-    assert not gain_check({"loss": loss, "LG": lg * 2}, 0.01).passed  # 6.7x
+    check = gain_check({"loss": loss * 2, "LG": lg}, 0.01)
+    assert check.passed and "26.7x lower" in check.text and "NOT resolved" not in check.text
+    assert not gain_check({"loss": loss, "LG": lg}, 0.01).passed  # 13.3x: below 20x
+    lg[:3] = 20_000.0  # three slow LG flows: the point ratio stays, its upper bound does not
+    wide = gain_check({"loss": loss * 2, "LG": lg}, 0.01)
+    assert not wide.passed and "26.7x lower" in wide.text and "(4.0x between" in wide.text
     short = gain_check({"loss": loss[:3000], "LG": lg[:3000]}, 0.01)
     assert not short.passed and "NOT resolved" in short.text
 
