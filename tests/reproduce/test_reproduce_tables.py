@@ -19,7 +19,15 @@ import pytest
 from lgkit.measure.metrics import fewer_by_chance, quantile_ci
 from lgkit.measure.results import write_csv
 from lgkit.reproduce import fig10, figures, table2, table3
-from lgkit.reproduce.bed import REPRODUCE_RATE_MBPS, Bed, lg_columns, loop_mbps, median_srtt_ms
+from lgkit.reproduce.bed import (
+    BASE_RTT_FLOWS,
+    REPRODUCE_RATE_MBPS,
+    Bed,
+    idle_srtt_ms,
+    lg_columns,
+    loop_mbps,
+    median_srtt_ms,
+)
 from lgkit.reproduce.context import ReproduceError
 from lgkit.reproduce.fctrun import RowCounter, fct_table, gain_table, summarize, unresolved
 from lgkit.reproduce.fig9 import _schedule
@@ -60,6 +68,17 @@ def test_base_rtt_is_the_median_srtt_of_the_finished_connections() -> None:
     assert median_srtt_ms(flows) == pytest.approx(0.51)
     with pytest.raises(ReproduceError, match="cannot reach h3"):
         median_srtt_ms([{"rtt_us": "0", "error": "ConnectionRefusedError: refused"}])
+
+
+def test_base_rtt_is_the_least_disturbed_round_after_the_warm_up() -> None:
+    """Warm-up flows (3 ms) never count; of the rounds after them the lowest median wins, so a
+    busy stretch (0.58 ms) cannot raise rto_min."""
+    def batch(rtt_us: int) -> list[dict[str, str]]:
+        return [{"rtt_us": str(rtt_us), "error": ""}] * BASE_RTT_FLOWS
+    assert idle_srtt_ms(batch(3000) + batch(580) + batch(155) + batch(210)) == 0.155
+    assert idle_srtt_ms(batch(3000) + batch(400)) == 0.4
+    with pytest.raises(ReproduceError, match="cannot reach h3"):
+        idle_srtt_ms(batch(3000))
 
 
 def test_table3_shares_of_the_link_and_the_goal() -> None:
